@@ -1,0 +1,381 @@
+"""cudal1 reference worker: runs a KernelBench-format task's PyTorch Model.
+
+The judge starts this script in its own process; the candidate never runs
+here. It reads one JSON command per line on fd 3 and writes one JSON reply per
+line on fd 4 (stdout and stderr belong to the task's code and go to a log).
+It first sends a hello (or, where torch does not import, a failure and exits).
+
+Commands (see src/judge/ for the driver):
+  init     import the task, build the Model (judge's seed), learn the input,
+           output and parameter signatures, lay out the exchange buffer that
+           the candidate worker maps, and copy the parameters into it.
+  prepare  generate fresh inputs with the judge's seed and copy them into the
+           exchange; keep a pristine copy here.
+  run      run the reference on a copy of the inputs, timed (flush, then
+           start .. call .. device-wide sync .. end).
+  check    compare the candidate's outputs in the exchange with the reference
+           outputs of the same inputs, and check the inputs came back unchanged.
+  check_params  check the candidate left the parameters unchanged.
+  quit
+The same script serves the CPU backend (exchange = a shared file) and the CUDA
+backend (exchange = device memory shared through CUDA IPC).
+"""
+import importlib.util
+import json
+import math
+import mmap
+import os
+import sys
+import time
+import traceback
+
+ALIGN = 256
+CHUNK = 1 << 24  # elements per comparison chunk: bounds float64 temporaries
+
+torch = None  # imported in main(), so a missing torch is reported as a reply
+
+
+class TaskError(Exception):
+    """A problem with the task file itself (reported to the user as such)."""
+
+
+def dtype_names():
+    return {
+        torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16",
+        torch.float64: "f64", torch.int32: "i32", torch.int64: "i64",
+        torch.bool: "bool", torch.uint8: "u8", torch.int8: "i8",
+    }
+
+
+def finite_or_none(x):
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def align(n):
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+def load_task_module(path):
+    spec = importlib.util.spec_from_file_location("cudal1_task", path)
+    if spec is None or spec.loader is None:
+        raise TaskError(f"{path} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["cudal1_task"] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # the task's own error, shown with its traceback tail
+        tb = traceback.format_exc().strip().splitlines()
+        raise TaskError(f"task {path} does not import: {type(e).__name__}: {e}\n" + "\n".join(tb[-6:]))
+    for name in ("Model", "get_inputs", "get_init_inputs"):
+        if not hasattr(module, name):
+            raise TaskError(f"task {path} defines no {name} (a KernelBench task needs Model, get_inputs and get_init_inputs)")
+    return module
+
+
+def apply_profile(module, profile, required):
+    """Overrides module globals with a size profile from cudal1_profiles."""
+    if not profile:
+        return None
+    profiles = getattr(module, "cudal1_profiles", {}) or {}
+    if profile not in profiles:
+        if required:
+            raise TaskError(f"task has no size profile '{profile}' (it has: {', '.join(profiles) or 'none'})")
+        return None
+    for key, value in profiles[profile].items():
+        if not hasattr(module, key):
+            raise TaskError(f"profile '{profile}' sets '{key}', which the task does not define")
+        setattr(module, key, value)
+    return profile
+
+
+def as_tensor_arg(value, index):
+    """A forward() argument as a tensor for the candidate (scalars -> 0-d)."""
+    if isinstance(value, torch.Tensor):
+        return value
+    if isinstance(value, bool):
+        return torch.tensor(value, dtype=torch.bool)
+    if isinstance(value, int):
+        return torch.tensor(value, dtype=torch.int64)
+    if isinstance(value, float):
+        return torch.tensor(value, dtype=torch.float64)
+    raise TaskError(f"get_inputs()[{index}] is a {type(value).__name__}; only tensors and Python scalars can be passed to a native candidate")
+
+
+def as_output_list(out):
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)) and all(isinstance(t, torch.Tensor) for t in out):
+        return list(out)
+    if isinstance(out, (bool, int, float)):
+        return [as_tensor_arg(out, 0)]
+    raise TaskError(f"Model.forward returned a {type(out).__name__}; expected a tensor or a tuple of tensors")
+
+
+class Reference:
+    def __init__(self):
+        self.exchange = None
+
+    # ---- init -------------------------------------------------------------
+    def init(self, msg):
+        self.backend = msg["backend"]
+        self.device = torch.device("cuda" if self.backend == "cuda" else "cpu")
+        self.tolerances = msg["tolerances"]  # dtype name -> [rtol, atol_rel]
+        self.set_precision(msg.get("precision", "fp32"))
+        self.module = load_task_module(msg["task"])
+        profile = apply_profile(self.module, msg.get("profile"), msg.get("profile_required", False))
+
+        torch.manual_seed(msg["seed"])
+        with self.default_device():
+            init_inputs = self.module.get_init_inputs()
+            self.model = self.module.Model(*init_inputs)
+        self.model = self.model.to(self.device).eval()
+        torch.set_grad_enabled(False)
+
+        self.names = dtype_names()
+        args = self.generate(msg["seed"] + 1)
+        self.arg_specs = [self.spec(f"arg{i}", t) for i, t in enumerate(args)]
+        outs = as_output_list(self.model(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args]))
+        self.out_specs = [self.spec(f"out{i}", t) for i, t in enumerate(outs)]
+        state = list(self.model.state_dict().items())
+        self.param_values = [t.detach().contiguous().clone() for _, t in state]
+        self.param_specs = [self.spec(name, t) for name, t in state]
+
+        offset = 0
+        for group in (self.arg_specs, self.out_specs, self.param_specs):
+            for s in group:
+                s["offset"] = offset
+                offset += align(max(s["nbytes"], 1))
+        self.exchange_bytes = max(offset, ALIGN)
+        exchange_desc = self.make_exchange(msg.get("exchange_path"))
+        for s, t in zip(self.param_specs, self.param_values):
+            self.view(s).copy_(t)
+        self.flush_buffer = torch.empty(int(msg["flush_bytes"]), dtype=torch.uint8, device=self.device)
+        self.flush_count = 0
+        self.sync()
+        return {
+            "ok": True, "inputs": self.arg_specs, "outputs": self.out_specs, "params": self.param_specs,
+            "exchange": exchange_desc, "profile": profile, "torch": torch.__version__,
+            "python": sys.version.split()[0], "device_name": self.device_name(),
+        }
+
+    def set_precision(self, policy):
+        # The reference computes in true fp32: TF32 off for matmul and cuDNN
+        # (cuDNN's convolutions default to TF32 on Ampere and later).
+        if policy != "fp32":
+            raise TaskError(f"unknown precision policy {policy}")
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        if hasattr(torch, "set_float32_matmul_precision"):
+            torch.set_float32_matmul_precision("highest")
+
+    def default_device(self):
+        # torch >= 2.0: create tensors directly on the device (fast for large
+        # inputs). Older torch: create on the CPU, moved later.
+        if self.device.type == "cuda" and hasattr(torch.device, "__enter__"):
+            return self.device
+        return _NullContext()
+
+    def device_name(self):
+        if self.device.type == "cuda":
+            return torch.cuda.get_device_name(self.device)
+        return "cpu"
+
+    def spec(self, name, t):
+        t = as_tensor_arg(t, name) if not isinstance(t, torch.Tensor) else t
+        if t.dtype not in self.names:
+            raise TaskError(f"{name} has dtype {t.dtype}, which native candidates do not support")
+        if t.dim() > 8:
+            raise TaskError(f"{name} has {t.dim()} dimensions (at most 8)")
+        return {"name": name, "dtype": self.names[t.dtype], "shape": list(t.shape),
+                "nbytes": t.numel() * t.element_size()}
+
+    def generate(self, seed):
+        torch.manual_seed(seed)
+        with self.default_device():
+            values = self.module.get_inputs()
+        if not isinstance(values, (list, tuple)):
+            raise TaskError("get_inputs() must return a list")
+        return [v.to(self.device).contiguous() if isinstance(v, torch.Tensor) else v for v in values]
+
+    # ---- exchange ---------------------------------------------------------
+    def make_exchange(self, path):
+        if self.device.type == "cuda":
+            self.exchange = torch.empty(self.exchange_bytes, dtype=torch.uint8, device=self.device)
+            share = self.exchange.untyped_storage()._share_cuda_()
+            # (device, handle, size_bytes, offset_bytes, ...): the handle names the
+            # cudaMalloc block that holds this storage; offset is where it starts.
+            return {"kind": "cuda_ipc", "handle": bytes(share[1]).hex(), "offset": int(share[3]),
+                    "bytes": self.exchange_bytes}
+        with open(path, "w+b") as f:
+            f.truncate(self.exchange_bytes)
+            self.mapping = mmap.mmap(f.fileno(), self.exchange_bytes)
+        self.exchange = torch.frombuffer(self.mapping, dtype=torch.uint8)
+        return {"kind": "file", "path": path, "offset": 0, "bytes": self.exchange_bytes}
+
+    def view(self, spec):
+        dtype = {v: k for k, v in self.names.items()}[spec["dtype"]]
+        raw = self.exchange[spec["offset"]:spec["offset"] + spec["nbytes"]]
+        return raw.view(dtype).view(spec["shape"])
+
+    def sync(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+
+    # ---- per call ---------------------------------------------------------
+    def prepare(self, msg):
+        values = self.generate(msg["seed"])
+        if len(values) != len(self.arg_specs):
+            raise TaskError("get_inputs() returned a different number of inputs for another seed")
+        self.pristine = values
+        for spec, v in zip(self.arg_specs, values):
+            t = as_tensor_arg(v, spec["name"]).to(self.device)
+            if list(t.shape) != spec["shape"] or self.names[t.dtype] != spec["dtype"]:
+                raise TaskError(f"get_inputs() returned {spec['name']} with another shape or dtype for another seed")
+            self.view(spec).copy_(t)
+        self.sync()
+        return {"ok": True}
+
+    def flush(self):
+        # A write of at least twice the L2 (CUDA) or last-level cache (CPU).
+        self.flush_count += 1
+        self.flush_buffer.fill_(self.flush_count & 0xFF)
+        self.sync()
+
+    def run(self, msg):
+        args = [v.clone() if isinstance(v, torch.Tensor) else v for v in self.pristine]
+        self.flush()
+        if self.device.type == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            t0 = time.perf_counter()
+            start.record()
+            out = self.model(*args)
+            torch.cuda.synchronize()
+            end.record()
+            end.synchronize()
+            wall_ms = (time.perf_counter() - t0) * 1e3
+            ms = start.elapsed_time(end)
+        else:
+            t0 = time.perf_counter()
+            out = self.model(*args)
+            ms = wall_ms = (time.perf_counter() - t0) * 1e3
+        self.ref_out = as_output_list(out)
+        self.ref_args = args  # outputs may be views of the arguments
+        return {"ok": True, "ms": ms, "wall_ms": wall_ms}
+
+    def check(self, msg):
+        figures = []
+        for spec, ref in zip(self.out_specs, self.ref_out):
+            if list(ref.shape) != spec["shape"] or self.names.get(ref.dtype) != spec["dtype"]:
+                raise TaskError(f"Model.forward returned {spec['name']} with another shape or dtype for other inputs")
+            rtol, atol_rel = self.tolerances[spec["dtype"]]
+            figures.append(compare(self.view(spec), ref, rtol, atol_rel))
+        changed = [spec["name"] for spec, v in zip(self.arg_specs, self.pristine)
+                   if not bitwise_equal(self.view(spec), as_tensor_arg(v, spec["name"]).to(self.device))]
+        return {"ok": True, "outputs": figures, "changed_inputs": changed}
+
+    def check_params(self, msg):
+        changed = [s["name"] for s, t in zip(self.param_specs, self.param_values) if not bitwise_equal(self.view(s), t)]
+        return {"ok": True, "changed_params": changed}
+
+
+class _NullContext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def bitwise_equal(a, b):
+    if a.numel() == 0:
+        return True
+    return torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+
+
+def compare(cand, ref, rtol, atol_rel):
+    """Error figures of cand against ref, computed in float64 in chunks.
+
+    Tolerance per element: |c - r| <= atol + rtol * |r|, with
+    atol = atol_rel * scale and scale the RMS of the finite reference values,
+    so the absolute tolerance follows the output's magnitude and an all-zero
+    output cannot pass a task whose outputs are merely small. NaN where the
+    reference has none counts as unwritten (outputs are NaN-prefilled).
+    """
+    c_flat, r_flat = cand.reshape(-1), ref.reshape(-1)
+    n = r_flat.numel()
+    sum_sq = r_flat.new_zeros((), dtype=torch.float64)
+    for i in range(0, n, CHUNK):
+        r = r_flat[i:i + CHUNK].double()
+        sum_sq += torch.where(torch.isfinite(r), r * r, torch.zeros_like(r)).sum()
+    scale = math.sqrt(sum_sq.item() / n) if n else 0.0
+    atol = atol_rel * scale if scale > 0 else atol_rel
+    zero = r_flat.new_zeros((), dtype=torch.float64)
+    bad, unwritten, err_sq, max_abs, max_rel = zero.clone(), zero.clone(), zero.clone(), zero.clone(), zero.clone()
+    for i in range(0, n, CHUNK):
+        c, r = c_flat[i:i + CHUNK].double(), r_flat[i:i + CHUNK].double()
+        nan_c, nan_r = torch.isnan(c), torch.isnan(r)
+        unwritten += (nan_c & ~nan_r).sum()
+        same = (c == r) | (nan_c & nan_r)  # also equal infinities
+        diff = torch.where(same, torch.zeros_like(c), (c - r).abs())
+        diff = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff)
+        bad += (diff > atol + rtol * r.abs()).sum()
+        finite = torch.isfinite(diff)
+        fd = torch.where(finite, diff, torch.zeros_like(diff))
+        err_sq += (fd * fd).sum()
+        if fd.numel():
+            max_abs = torch.maximum(max_abs, fd.max())
+            max_rel = torch.maximum(max_rel, (fd / (r.abs() + atol)).max())
+        if not bool(finite.all()):
+            max_abs = torch.full_like(max_abs, math.inf)
+            max_rel = torch.full_like(max_rel, math.inf)
+    ref_norm = math.sqrt(sum_sq.item())
+    err_norm = math.sqrt(err_sq.item())
+    rel_norm = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
+    if max_abs.item() == math.inf:
+        rel_norm = math.inf
+    return {"numel": n, "bad": int(bad.item()), "unwritten": int(unwritten.item()),
+            "max_abs": finite_or_none(max_abs.item()), "max_rel": finite_or_none(max_rel.item()),
+            "rel_norm": finite_or_none(rel_norm), "scale": scale}
+
+
+def main():
+    global torch
+    commands = os.fdopen(3, "r")
+    replies = os.fdopen(4, "w")
+
+    def reply(obj):
+        replies.write(json.dumps(obj, allow_nan=False) + "\n")
+        replies.flush()
+
+    try:
+        import torch as _torch
+        torch = _torch
+    except Exception as e:
+        reply({"ok": False, "error": f"cannot import torch in {sys.executable}: {e}"})
+        return 1
+    reply({"ok": True, "torch": torch.__version__, "python": sys.version.split()[0],
+           "cuda": bool(torch.cuda.is_available())})
+    ref = Reference()
+    handlers = {"init": ref.init, "prepare": ref.prepare, "run": ref.run, "check": ref.check,
+                "check_params": ref.check_params}
+    for line in commands:
+        msg = json.loads(line)
+        op = msg.get("op")
+        if op == "quit":
+            reply({"ok": True})
+            return 0
+        try:
+            if op not in handlers:
+                raise TaskError(f"unknown command {op}")
+            reply(handlers[op](msg))
+        except TaskError as e:
+            reply({"ok": False, "error": str(e)})
+        except Exception as e:
+            tb = traceback.format_exc().strip().splitlines()
+            reply({"ok": False, "error": f"{type(e).__name__}: {e}\n" + "\n".join(tb[-6:])})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+#include "base/fs.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace cudal1 {
+
+namespace fs = std::filesystem;
+
+result<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+status write_file_atomic(const std::string& path, const std::string& contents) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return make_error("cannot write " + tmp + ": " + std::strerror(errno));
+    out << contents;
+    if (!out.flush()) return make_error("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return make_error("cannot rename " + tmp + " to " + path + ": " + why);
+  }
+  return ok_status();
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+bool is_executable(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+}
+
+status make_dirs(const std::string& path) {
+  std::error_code ec;
+  fs::create_directories(path, ec);
+  if (ec) return make_error("cannot create directory " + path + ": " + ec.message());
+  return ok_status();
+}
+
+result<std::string> make_temp_dir(const std::string& prefix) {
+  std::string base = env_or("TMPDIR", "/tmp");
+  std::string templ = base + "/" + prefix + "-XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data()))
+    return make_error("cannot create a temporary directory in " + base + ": " + std::strerror(errno));
+  return std::string(buf.data());
+}
+
+void remove_tree(const std::string& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);
+}
+
+std::string executable_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return ".";
+  return exe.parent_path().string();
+}
+
+result<std::string> data_dir() {
+  std::string from_env = env_or("CUDAL1_DATA_DIR", "");
+  if (!from_env.empty()) {
+    if (file_exists(from_env + "/include/cudal1/abi.h")) return from_env;
+    return make_error("CUDAL1_DATA_DIR=" + from_env + " holds no include/cudal1/abi.h");
+  }
+  std::string dir = fs::weakly_canonical(fs::path(executable_dir()) / ".." / "share" / "cudal1").string();
+  if (file_exists(dir + "/include/cudal1/abi.h")) return dir;
+  return make_error("cudal1's data folder is missing (looked for " + dir +
+                    "); build or install cudal1 again, or set CUDAL1_DATA_DIR");
+}
+
+std::string find_in_path(const std::string& name) {
+  std::string path = env_or("PATH", "/usr/local/bin:/usr/bin:/bin");
+  std::stringstream ss(path);
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    if (dir.empty()) continue;
+    std::string full = dir + "/" + name;
+    if (is_executable(full)) return full;
+  }
+  return "";
+}
+
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return (v && *v) ? std::string(v) : fallback;
+}
+
+std::string tail_lines(const std::string& text, int max_lines) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  size_t pos = t.size();
+  int lines = 0;
+  while (pos > 0) {
+    size_t nl = t.rfind('\n', pos - 1);
+    if (nl == std::string::npos) return t;
+    if (++lines == max_lines) return "...\n" + t.substr(nl + 1);
+    pos = nl;
+  }
+  return t;
+}
+
+}  // namespace cudal1

@@ -1,0 +1,50 @@
+// File and path helpers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace cudal1 {
+
+/// Reads a whole file. Errors name the path and the reason.
+result<std::string> read_file(const std::string& path);
+
+/// Writes a file through a temporary name and rename(), so readers never see
+/// a partial file (the compile cache relies on this).
+status write_file_atomic(const std::string& path, const std::string& contents);
+
+bool file_exists(const std::string& path);
+bool is_executable(const std::string& path);
+
+/// Creates the directory and its parents (like mkdir -p).
+status make_dirs(const std::string& path);
+
+/// Creates a fresh private directory under $TMPDIR (or /tmp) named prefix-XXXXXX.
+result<std::string> make_temp_dir(const std::string& prefix);
+
+/// Removes a directory tree; errors are ignored (used for scratch cleanup).
+void remove_tree(const std::string& path);
+
+/// The directory holding the running executable (from /proc/self/exe), so a
+/// relocated build or install finds its worker, headers and data beside it.
+std::string executable_dir();
+
+/// Where cudal1 keeps its data (headers, the reference worker): the first of
+/// $CUDAL1_DATA_DIR, <exe>/../share/cudal1 that exists.
+result<std::string> data_dir();
+
+/// Finds an executable by name on $PATH; empty if none.
+std::string find_in_path(const std::string& name);
+
+/// Absolute form of a path (relative to the current directory).
+std::string absolute_path(const std::string& path);
+
+/// The environment variable's value, or fallback when unset or empty.
+std::string env_or(const char* name, const std::string& fallback);
+
+/// The last max_lines lines of text, prefixed with "..." when cut.
+std::string tail_lines(const std::string& text, int max_lines);
+
+}  // namespace cudal1

@@ -1,0 +1,96 @@
+// Child processes: one-shot commands (the compiler) and long-lived workers
+// that speak a line protocol on two private pipes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/result.h"
+
+namespace cudal1 {
+
+using steady_time = std::chrono::steady_clock::time_point;
+
+/// Resource limits applied in the child before exec. Zero means "leave as is".
+struct process_limits {
+  uint64_t cpu_seconds = 0;     // RLIMIT_CPU: SIGXCPU/SIGKILL past it
+  uint64_t address_bytes = 0;   // RLIMIT_AS (not for CUDA: the driver reserves huge ranges)
+  uint64_t open_files = 0;      // RLIMIT_NOFILE
+  uint64_t processes = 0;       // RLIMIT_NPROC
+};
+
+/// How a process ended.
+struct exit_info {
+  bool exited = false;    // normal exit; code is valid
+  int code = 0;
+  bool signaled = false;  // killed by a signal; signal is valid
+  int signal = 0;
+  std::string describe() const;  // "exit status 3", "signal 11 (SIGSEGV)"
+};
+
+/// Result of run_command().
+struct command_result {
+  exit_info exit;
+  bool timed_out = false;
+  std::string output;  // stdout and stderr merged, capped at a few MB
+  double seconds = 0;
+};
+
+/// Runs argv to completion with a time limit, in its own process group (killed
+/// whole on timeout). env entries "NAME=value" are added to the environment.
+result<command_result> run_command(const std::vector<std::string>& argv, double timeout_s,
+                                   const std::vector<std::string>& env = {});
+
+/// Options for a worker process.
+struct worker_spawn {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "NAME=value" added to (or replacing in) the environment
+  std::vector<std::string> unset_env;
+  std::string log_path;          // the child's stdout and stderr go here
+  std::string working_dir;       // empty: inherit
+  process_limits limits;
+};
+
+/// A long-lived child that reads commands as lines on fd 3 and writes replies
+/// as lines on fd 4. It runs in its own process group and dies with its parent
+/// (PR_SET_PDEATHSIG). Non-copyable: it owns the pipes and the process.
+class child_process {
+ public:
+  enum class read_status { line, timeout, closed };
+
+  static result<child_process> spawn(const worker_spawn& options);
+  child_process(child_process&& other) noexcept;
+  child_process& operator=(child_process&& other) noexcept;
+  child_process(const child_process&) = delete;
+  child_process& operator=(const child_process&) = delete;
+  ~child_process();
+
+  /// Writes one line (a newline is appended). Fails if the child has gone.
+  status send_line(const std::string& line);
+  /// Reads one line, waiting at most until deadline.
+  read_status read_line(steady_time deadline, std::string* line);
+  /// Kills the whole process group (SIGKILL) and reaps the child.
+  exit_info kill_and_wait();
+  /// Waits up to timeout for the child to exit by itself, then kills it.
+  exit_info wait_or_kill(double timeout_s);
+  pid_t pid() const { return pid_; }
+
+ private:
+  child_process() = default;
+  void close_pipes();
+  pid_t pid_ = -1;
+  int to_child_ = -1;
+  int from_child_ = -1;
+  std::string buffer_;
+  bool reaped_ = false;
+  exit_info exit_;
+};
+
+/// Seconds since start.
+double seconds_since(steady_time start);
+
+}  // namespace cudal1

@@ -1,0 +1,67 @@
+#include "check/tolerance.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace cudal1 {
+
+// fp32: a legal fp32 algorithm (another summation order, fused multiply-add)
+// lands near 1e-6 in relative norm; TF32 near 3e-4 and bf16 near 1e-2, so
+// 1e-4 tells them apart. fp16/bf16: about two units in the last place.
+tolerance tolerance_for(const std::string& dtype) {
+  if (dtype == "f64") return {1e-7, 1e-7, 1e-7};
+  if (dtype == "f32") return {1e-4, 1e-4, 1e-4};
+  if (dtype == "f16") return {4e-3, 4e-3, 2e-3};
+  if (dtype == "bf16") return {1.6e-2, 1.6e-2, 1e-2};
+  return {0, 0, 0};
+}
+
+nlohmann::json tolerance_table_json() {
+  nlohmann::json j;
+  for (const char* d : {"f32", "f16", "bf16", "f64", "i32", "i64", "bool", "u8", "i8"}) {
+    tolerance t = tolerance_for(d);
+    j[d] = {t.rtol, t.atol_rel};
+  }
+  return j;
+}
+
+output_error parse_output_error(const nlohmann::json& j, const std::string& name, const std::string& dtype) {
+  auto opt = [&](const char* key) -> std::optional<double> {
+    if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+    return j[key].get<double>();
+  };
+  output_error e;
+  e.name = name;
+  e.dtype = dtype;
+  e.numel = j.value("numel", int64_t{0});
+  e.bad = j.value("bad", int64_t{0});
+  e.unwritten = j.value("unwritten", int64_t{0});
+  e.max_abs = opt("max_abs");
+  e.max_rel = opt("max_rel");
+  e.rel_norm = opt("rel_norm");
+  e.scale = j.value("scale", 0.0);
+  return e;
+}
+
+output_verdict judge_output(const output_error& e, const tolerance& tol) {
+  char buf[256];
+  if (e.unwritten > 0) {
+    std::snprintf(buf, sizeof buf, "%s: %lld of %lld elements not written (still NaN)", e.name.c_str(),
+                  static_cast<long long>(e.unwritten), static_cast<long long>(e.numel));
+    return {false, buf};
+  }
+  if (e.bad > 0) {
+    std::snprintf(buf, sizeof buf, "%s: %lld of %lld elements outside tolerance (rtol %.1e, atol %.1e x scale %.3g); max abs error %.3g",
+                  e.name.c_str(), static_cast<long long>(e.bad), static_cast<long long>(e.numel), tol.rtol,
+                  tol.atol_rel, e.scale, e.max_abs.value_or(INFINITY));
+    return {false, buf};
+  }
+  if (!e.rel_norm || *e.rel_norm > tol.rel_norm) {
+    std::snprintf(buf, sizeof buf, "%s: relative norm error %.3g exceeds %.1e", e.name.c_str(),
+                  e.rel_norm.value_or(INFINITY), tol.rel_norm);
+    return {false, buf};
+  }
+  return {true, ""};
+}
+
+}  // namespace cudal1

@@ -1,0 +1,50 @@
+// Tolerances by dtype, and the decision whether one output passes.
+//
+// The comparison itself runs in the reference worker, next to the data (it
+// may be gigabytes on the GPU); it reports error figures, and this decides.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace cudal1 {
+
+/// Per element: |c - r| <= atol_rel * scale + rtol * |r|, where scale is the
+/// RMS of the reference output; and over the tensor ||c - r|| / ||r|| <= rel_norm.
+struct tolerance {
+  double rtol = 0;
+  double atol_rel = 0;
+  double rel_norm = 0;
+};
+
+/// The default tolerance for an output dtype ("f32", "bf16", ...). Integer
+/// and boolean outputs must match exactly.
+tolerance tolerance_for(const std::string& dtype);
+
+/// {"f32": [rtol, atol_rel], ...}: what the reference worker needs.
+nlohmann::json tolerance_table_json();
+
+/// Error figures of one output in one call, as the reference worker reports them.
+struct output_error {
+  std::string name;
+  std::string dtype;
+  int64_t numel = 0;
+  int64_t bad = 0;        // elements outside the per-element tolerance
+  int64_t unwritten = 0;  // NaN where the reference has a number (outputs are NaN-prefilled)
+  std::optional<double> max_abs, max_rel, rel_norm;  // empty: infinite or NaN
+  double scale = 0;
+};
+
+output_error parse_output_error(const nlohmann::json& j, const std::string& name, const std::string& dtype);
+
+/// Whether an output passes, and if not, why (one line).
+struct output_verdict {
+  bool pass = false;
+  std::string reason;
+};
+output_verdict judge_output(const output_error& e, const tolerance& tol);
+
+}  // namespace cudal1

@@ -1,0 +1,17 @@
+// The subcommands of the cudal1 program; main.cc holds the table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cudal1 {
+
+using args_t = std::vector<std::string>;
+
+int run_eval(const args_t& args);
+int run_info(const args_t& args);
+
+/// Prints "cudal1: error: message" to stderr and returns the usage exit status (2).
+int usage_error(const std::string& message);
+
+}  // namespace cudal1

@@ -1,0 +1,79 @@
+// cudal1 info: what cudal1 would use on this machine.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "base/fs.h"
+#include "cli/commands.h"
+#include "compile/compiler.h"
+#include "task/python.h"
+#include "worker/channel.h"
+
+namespace cudal1 {
+namespace {
+
+// Asks a fresh worker for the CUDA device (the cudal1 program itself never
+// creates a CUDA context). Returns the device facts, or a reason as an error.
+result<nlohmann::json> probe_cuda(const std::string& worker) {
+  auto scratch = make_temp_dir("cudal1-info");
+  if (!scratch) return scratch.err();
+  worker_spawn spawn;
+  spawn.argv = {worker, "--backend", "cuda"};
+  spawn.log_path = *scratch + "/worker.log";
+  auto ch = worker_channel::start(spawn);
+  if (!ch) return ch.err();
+  worker_reply hello = ch->receive(120);
+  ch->stop();
+  remove_tree(*scratch);
+  if (hello.what != worker_reply::kind::ok)
+    return make_error(hello.what == worker_reply::kind::failed ? hello.message() : "worker " + hello.exit.describe());
+  return hello.body["device"];
+}
+
+}  // namespace
+
+int run_info(const args_t& args) {
+  bool as_json = false;
+  for (const auto& a : args) {
+    if (a == "--json") as_json = true;
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: cudal1 info [--json]\n\nShows the backends (the CUDA device, if any), the Python with PyTorch,\n"
+                  "the compilers and the folders cudal1 would use.\n");
+      return 0;
+    } else return usage_error("unknown option " + a + " (see cudal1 info --help)");
+  }
+  nlohmann::json info;
+  std::string worker = executable_dir() + "/cudal1-worker";
+  auto data = data_dir();
+  info["data_dir"] = data ? nlohmann::json(*data) : nlohmann::json(nullptr);
+  info["worker"] = is_executable(worker) ? nlohmann::json(worker) : nlohmann::json(nullptr);
+  info["cache_dir"] = default_cache_dir();
+  auto py = find_python("");
+  info["python"] = py ? nlohmann::json{{"path", py->path}, {"torch", py->torch_version}, {"cuda", py->cuda_available}}
+                      : nlohmann::json{{"error", py.message()}};
+  for (const char* backend : {"cpu", "cuda"}) {
+    auto c = find_compiler(backend);
+    info["compilers"][backend] = c ? nlohmann::json(*c) : nlohmann::json(nullptr);
+  }
+  auto cuda = probe_cuda(worker);
+  info["backends"]["cpu"] = true;
+  info["backends"]["cuda"] = cuda ? *cuda : nlohmann::json{{"error", cuda.message()}};
+  info["cuda_available"] = cuda.ok() && py && py->cuda_available;
+  if (as_json) {
+    std::printf("%s\n", info.dump(2).c_str());
+    return 0;
+  }
+  std::printf("data folder   %s\n", data ? data->c_str() : data.message().c_str());
+  std::printf("worker        %s\n", is_executable(worker) ? worker.c_str() : "missing");
+  std::printf("compile cache %s\n", default_cache_dir().c_str());
+  std::printf("python        %s\n", py ? (py->path + " (torch " + py->torch_version + (py->cuda_available ? ", CUDA" : ", CPU only") + ")").c_str()
+                                    : py.message().c_str());
+  for (const char* backend : {"cpu", "cuda"}) {
+    auto c = find_compiler(backend);
+    std::printf("%-13s %s\n", (std::string(backend) + " compiler").c_str(), c ? c->c_str() : c.message().c_str());
+  }
+  std::printf("cuda backend  %s\n", cuda ? (cuda->value("name", std::string("?")) + " (sm " + cuda->value("compute_capability", std::string("?")) + ")").c_str()
+                                         : ("unavailable: " + cuda.message()).c_str());
+  return 0;
+}
+
+}  // namespace cudal1

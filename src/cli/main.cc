@@ -1,0 +1,72 @@
+// cudal1: judge native kernels against PyTorch references.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace cudal1 {
+namespace {
+
+struct command {
+  const char* name;
+  const char* summary;
+  int (*run)(const args_t&);
+};
+
+constexpr command kCommands[] = {
+    {"eval", "judge candidates against a task: correctness, speed, verdict", run_eval},
+    {"info", "show the backends, Python, compilers and folders cudal1 would use", run_info},
+};
+
+void print_help() {
+  std::printf("usage: cudal1 <command> [options]\n\ncommands:\n");
+  for (const auto& c : kCommands) std::printf("  %-6s %s\n", c.name, c.summary);
+  std::printf("\n'cudal1 <command> --help' shows a command's options.\n");
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "cudal1: error: %s\n", message.c_str());
+  return 2;
+}
+
+}  // namespace cudal1
+
+int main(int argc, char** argv) {
+  using namespace cudal1;
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
+    print_help();
+    return argc < 2 ? 2 : 0;
+  }
+  std::string name = argv[1];
+  args_t args(argv + 2, argv + argc);
+  for (const auto& c : kCommands) {
+    if (name != c.name) continue;
+    try {
+      return c.run(args);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "cudal1: internal error: %s\n", e.what());
+      return 3;
+    }
+  }
+  std::string message = "unknown command '" + name + "'";
+  for (const auto& c : kCommands)
+    if (edit_distance(name, c.name) <= 2) message += "; did you mean '" + std::string(c.name) + "'?";
+  return usage_error(message + " (see cudal1 --help)");
+}

@@ -1,0 +1,472 @@
+// The judgment driver: named phases over two workers.
+//
+//   start_reference  the task's PyTorch Model in its own process (python)
+//   start_candidate  a fresh cudal1-worker for this candidate
+//   compile          content-hash cached, time-limited
+//   load             the reference lays out the exchange; the worker maps it
+//   measure          calls with fresh inputs, each checked; trials, warm-up,
+//                    then interleaved timed pairs until the stopping rule says so
+//   finish           parameters checked, workers stopped, statistics computed
+#include "judge/judge.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include "base/fs.h"
+#include "check/tolerance.h"
+#include "compile/compiler.h"
+#include "task/python.h"
+#include "worker/channel.h"
+#include "worker/layout.h"
+
+namespace cudal1 {
+
+using json = nlohmann::json;
+
+const char* to_string(verdict v) {
+  switch (v) {
+    case verdict::correct: return "correct";
+    case verdict::incorrect: return "incorrect";
+    case verdict::compile_error: return "compile_error";
+    case verdict::runtime_error: return "runtime_error";
+    case verdict::timeout: return "timeout";
+    case verdict::rejected: return "rejected";
+  }
+  return "unknown";
+}
+
+result<std::string> resolve_backend(const std::string& candidate_path, const std::string& requested) {
+  std::string ext = std::filesystem::path(candidate_path).extension().string();
+  std::string natural;
+  if (ext == ".cu") natural = "cuda";
+  else if (ext == ".cpp" || ext == ".cc" || ext == ".cxx") natural = "cpu";
+  else return make_error(candidate_path + ": a native candidate is a .cu (CUDA) or .cpp (CPU) file");
+  if (requested == "auto" || requested.empty() || requested == natural) return natural;
+  if (requested != "cpu" && requested != "cuda") return make_error("unknown backend '" + requested + "' (auto, cpu or cuda)");
+  return make_error(candidate_path + " is a " + ext + " file, which runs on the " + natural + " backend, not " + requested);
+}
+
+namespace {
+
+constexpr double kHelloTimeoutS = 120;     // CUDA context creation, torch import
+constexpr double kRefCallTimeoutS = 300;   // one reference call or check
+constexpr uint64_t kCpuFlushBytes = 64ull << 20;
+constexpr uint64_t kCudaFlushBytes = 256ull << 20;  // >= 2x the L2 of an H200 (60 MB) or B200 (126 MB)
+
+// Failure of a setup step, carried out of the driver as an error.
+struct setup_failure {
+  std::string message;
+};
+
+class judgment_run {
+ public:
+  judgment_run(std::string task, std::string cand, const judge_options& opt, progress_sink& progress)
+      : opt_(opt), progress_(progress) {
+    j_.task_path = absolute_path(task);
+    j_.candidate_path = absolute_path(cand);
+  }
+  ~judgment_run() {
+    if (reference_) reference_->stop();
+    if (candidate_) candidate_->stop();
+    if (!scratch_.empty() && !opt_.keep_scratch) remove_tree(scratch_);
+  }
+
+  result<judgment> run() {
+    auto start = std::chrono::steady_clock::now();
+    if (auto s = setup(); !s) return s.err();
+    if (auto s = start_reference(); !s) return s.err();
+    if (auto s = start_candidate(); !s) return s.err();
+    bool go_on = compile();
+    if (go_on) {
+      if (auto s = await_reference(); !s) return s.err();
+      go_on = load();
+    }
+    if (go_on) {
+      auto measured = measure();
+      if (!measured) return measured.err();
+      if (*measured) {
+        auto finished = finish();
+        if (!finished) return finished.err();
+      }
+    }
+    j_.total_s = seconds_since(start);
+    return j_;
+  }
+
+ private:
+  // ---- setup ------------------------------------------------------------
+  status setup() {
+    for (const auto& [what, path] : {std::pair{"task", j_.task_path}, std::pair{"candidate", j_.candidate_path}})
+      if (!file_exists(path)) return make_error(std::string(what) + " not found: " + path);
+    auto backend = resolve_backend(j_.candidate_path, opt_.backend);
+    if (!backend) return backend.err();
+    j_.backend = *backend;
+    auto data = data_dir();
+    if (!data) return data.err();
+    data_dir_ = *data;
+    worker_exe_ = executable_dir() + "/cudal1-worker";
+    if (!is_executable(worker_exe_)) return make_error("cudal1-worker not found beside cudal1 (" + worker_exe_ + ")");
+    auto scratch = make_temp_dir("cudal1");
+    if (!scratch) return scratch.err();
+    scratch_ = *scratch;
+    if (opt_.seed) {
+      j_.seed = *opt_.seed;
+    } else {
+      std::random_device rd;
+      j_.seed = (uint64_t{rd()} << 32) ^ rd();
+    }
+    rng_.seed(j_.seed);
+    return ok_status();
+  }
+
+  // ---- start_reference ----------------------------------------------------
+  // Starts the reference worker with each Python in turn and sends init at
+  // once, so the task imports while the candidate compiles.
+  status start_reference() {
+    progress_.phase("starting the reference (PyTorch)");
+    candidates_ = opt_.python.empty() ? python_candidates() : std::vector<std::string>{opt_.python};
+    return spawn_next_reference();
+  }
+
+  status spawn_next_reference() {
+    while (next_python_ < candidates_.size()) {
+      std::string py = candidates_[next_python_++];
+      std::string full = py.find('/') == std::string::npos ? find_in_path(py) : py;
+      if (full.empty() || !is_executable(full)) {
+        python_errors_ += "\n  " + py + ": not an executable";
+        continue;
+      }
+      worker_spawn spawn;
+      spawn.argv = {full, "-u", data_dir_ + "/python/cudal1_ref.py"};
+      spawn.log_path = scratch_ + "/reference.log";
+      // Idle OpenMP threads of the reference must not spin while the candidate runs.
+      spawn.env = {"OMP_WAIT_POLICY=PASSIVE", "PYTHONDONTWRITEBYTECODE=1"};
+      // The exchange is shared by CUDA IPC handle, which expandable segments break.
+      spawn.unset_env = {"PYTORCH_CUDA_ALLOC_CONF"};
+      auto ch = worker_channel::start(spawn);
+      if (!ch) return ch.err();
+      reference_.emplace(std::move(*ch));
+      j_.python = full;
+      json init = {{"op", "init"},
+                   {"task", j_.task_path},
+                   {"backend", j_.backend},
+                   {"seed", rng_() >> 12},
+                   {"precision", "fp32"},
+                   {"tolerances", tolerance_table_json()},
+                   {"exchange_path", scratch_ + "/exchange.bin"},
+                   {"flush_bytes", j_.backend == "cuda" ? kCudaFlushBytes : kCpuFlushBytes}};
+      if (!opt_.profile.empty()) {
+        init["profile"] = opt_.profile;
+        init["profile_required"] = true;
+      } else if (j_.backend == "cpu") {
+        init["profile"] = "cpu";
+      }
+      // A failed write means the process is already gone; the hello tells why.
+      (void)reference_->send(init);
+      return ok_status();
+    }
+    return make_error("no Python with PyTorch found; install one (Debian: apt-get install python3-torch) or pass --python PATH. Tried:" +
+                      python_errors_);
+  }
+
+  status await_reference() {
+    for (;;) {
+      worker_reply hello = reference_->receive(kHelloTimeoutS);
+      if (hello.what == worker_reply::kind::ok) {
+        j_.torch_version = hello.body.value("torch", "");
+        if (j_.backend == "cuda" && !hello.body.value("cuda", false))
+          return make_error(j_.python + " has torch " + j_.torch_version + " without a usable GPU; the cuda backend needs CUDA PyTorch");
+        break;
+      }
+      std::string why = hello.what == worker_reply::kind::failed ? hello.message() : reference_->log_tail(3);
+      python_errors_ += "\n  " + j_.python + ": " + why;
+      reference_->stop();
+      reference_.reset();
+      if (!opt_.python.empty()) return make_error("--python " + opt_.python + " cannot run the reference: " + why);
+      if (auto s = spawn_next_reference(); !s) return s;
+    }
+    progress_.phase("importing the task and building the model");
+    worker_reply init = reference_->receive(opt_.task_timeout_s);
+    if (init.what != worker_reply::kind::ok) return reference_error("building the reference", init);
+    auto layout = parse_layout(init.body);
+    if (!layout) return layout.err();
+    layout_ = std::move(*layout);
+    if (init.body.contains("profile") && init.body["profile"].is_string()) j_.profile = init.body["profile"];
+    if (layout_.outputs.empty()) return make_error("Model.forward returned no tensors");
+    return ok_status();
+  }
+
+  error reference_error(const std::string& doing, const worker_reply& r) {
+    std::string why;
+    switch (r.what) {
+      case worker_reply::kind::failed: why = r.message(); break;
+      case worker_reply::kind::timeout: why = "no answer in time"; break;
+      default: why = "the reference process ended (" + r.exit.describe() + ")\n" + reference_->log_tail(10); break;
+    }
+    return make_error("task " + j_.task_path + ": " + doing + " failed: " + why);
+  }
+
+  // ---- start_candidate ---------------------------------------------------
+  status start_candidate() {
+    worker_spawn spawn;
+    spawn.argv = {worker_exe_, "--backend", j_.backend};
+    spawn.log_path = scratch_ + "/candidate.log";
+    spawn.working_dir = scratch_;
+    spawn.limits.open_files = 256;
+    spawn.limits.cpu_seconds = 3600;
+    auto ch = worker_channel::start(spawn);
+    if (!ch) return ch.err();
+    candidate_.emplace(std::move(*ch));
+    worker_reply hello = candidate_->receive(kHelloTimeoutS);
+    if (hello.what != worker_reply::kind::ok) {
+      std::string why = hello.what == worker_reply::kind::failed ? hello.message() : hello.exit.describe() + " " + candidate_->log_tail(5);
+      return make_error("the " + j_.backend + " backend is not available: " + why);
+    }
+    j_.device = hello.body["device"];
+    return ok_status();
+  }
+
+  // ---- compile --------------------------------------------------------------
+  bool compile() {
+    progress_.phase("compiling " + std::filesystem::path(j_.candidate_path).filename().string());
+    compile_request req;
+    std::string ext = std::filesystem::path(j_.candidate_path).extension().string();
+    req.source_path = scratch_ + "/candidate" + ext;
+    req.display_name = std::filesystem::path(j_.candidate_path).filename().string();
+    req.backend = j_.backend;
+    if (j_.backend == "cuda") {
+      std::string cc = j_.device.value("compute_capability", "9.0");
+      req.cc_major = std::stoi(cc.substr(0, cc.find('.')));
+      req.cc_minor = std::stoi(cc.substr(cc.find('.') + 1));
+    }
+    req.include_dir = data_dir_ + "/include";
+    req.cache_dir = opt_.cache_dir.empty() ? default_cache_dir() : opt_.cache_dir;
+    req.scratch_dir = scratch_;
+    req.timeout_s = opt_.compile_timeout_s;
+    auto source = read_file(j_.candidate_path);
+    if (!source) return fail(verdict::compile_error, source.message());
+    if (auto s = write_file_atomic(req.source_path, *source); !s) return fail(verdict::compile_error, s.message());
+    auto out = compile_candidate(req);
+    if (!out) return fail(verdict::compile_error, out.message());
+    j_.compile_s = out->seconds;
+    j_.compile_cached = out->cached;
+    if (!out->ok) {
+      add_check("compile", false, out->timed_out ? "compilation timed out" : "the compiler reported errors");
+      return fail(verdict::compile_error, out->diagnostics);
+    }
+    add_check("compile", true, out->cached ? "found in the compile cache" : "compiled in " + fmt_s(out->seconds));
+    library_ = out->library_path;
+    return true;
+  }
+
+  // ---- load -------------------------------------------------------------------
+  bool load() {
+    worker_reply r = candidate_->request({{"op", "load"}, {"library", library_}, {"layout", layout_to_json(layout_)}},
+                                         opt_.call_timeout_s + 30);
+    if (r.what == worker_reply::kind::ok) {
+      add_check("entry_point", true, "cudal1_forward found");
+      return true;
+    }
+    if (r.what == worker_reply::kind::failed && (r.failure_kind() == "missing_entry" || r.failure_kind() == "load_error")) {
+      add_check("entry_point", false, r.message());
+      return fail(verdict::compile_error, r.message());
+    }
+    return candidate_failure("loading the candidate", r);
+  }
+
+  // A failed request to the candidate worker becomes the verdict.
+  bool candidate_failure(const std::string& doing, const worker_reply& r) {
+    switch (r.what) {
+      case worker_reply::kind::timeout:
+        return fail(verdict::timeout, doing + " did not finish within " + fmt_s(opt_.call_timeout_s) + "; the worker was killed");
+      case worker_reply::kind::died:
+        return fail(verdict::runtime_error, "the candidate's process ended while " + doing + " (" + r.exit.describe() + ")" +
+                                                log_suffix());
+      default:
+        if (r.failure_kind() == "internal" || r.failure_kind() == "protocol")
+          return fail(verdict::runtime_error, "worker error while " + doing + ": " + r.message() + log_suffix());
+        return fail(verdict::runtime_error, r.message() + log_suffix());
+    }
+  }
+
+  std::string log_suffix() {
+    std::string tail = candidate_->log_tail(10);
+    return tail.empty() ? "" : "\ncandidate output:\n" + tail;
+  }
+
+  // ---- measure --------------------------------------------------------------
+  // One call: fresh inputs (judge's seed), the reference and the candidate in
+  // random order, then every output checked. Returns false once a verdict is
+  // reached; errors are the reference's.
+  result<bool> call_once(double* ref_ms, double* cand_ms, double* cand_wall_ms) {
+    worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
+    if (prep.what != worker_reply::kind::ok) return reference_error("generating inputs", prep);
+    bool candidate_first = rng_() & 1;
+    for (int side = 0; side < 2; ++side) {
+      if ((side == 0) == candidate_first) {
+        worker_reply st = candidate_->request({{"op", "stage"}, {"arena", j_.calls % 2}, {"shift", (rng_() % 4096) * 256}},
+                                              kRefCallTimeoutS);
+        if (st.what != worker_reply::kind::ok) return candidate_failure("preparing a call", st);
+        worker_reply run = candidate_->request({{"op", "run"}}, opt_.call_timeout_s);
+        if (run.what != worker_reply::kind::ok) return candidate_failure("calling cudal1_forward", run);
+        *cand_ms = run.body.value("ms", 0.0);
+        *cand_wall_ms = run.wall_ms;
+        worker_reply col = candidate_->request({{"op", "collect"}}, kRefCallTimeoutS);
+        if (col.what != worker_reply::kind::ok) return candidate_failure("collecting outputs", col);
+      } else {
+        worker_reply run = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
+        if (run.what != worker_reply::kind::ok) return reference_error("running the reference", run);
+        *ref_ms = run.body.value("ms", 0.0);
+      }
+    }
+    ++j_.calls;
+    worker_reply chk = reference_->request({{"op", "check"}}, kRefCallTimeoutS);
+    if (chk.what != worker_reply::kind::ok) return reference_error("checking outputs", chk);
+    return check_call(chk.body, *cand_ms, *cand_wall_ms);
+  }
+
+  bool check_call(const json& body, double cand_ms, double cand_wall_ms) {
+    for (size_t i = 0; i < layout_.outputs.size() && i < body["outputs"].size(); ++i) {
+      const auto& slot = layout_.outputs[i];
+      output_error e = parse_output_error(body["outputs"][i], slot.name, slot.dtype);
+      merge_error(e);
+      output_verdict v = judge_output(e, tolerance_for(slot.dtype));
+      if (!v.pass) {
+        bool unwritten = e.unwritten > 0;
+        add_check(unwritten ? "outputs_written" : "correctness", false, v.reason + " (call " + std::to_string(j_.calls) + ")");
+        return fail(verdict::incorrect, v.reason);
+      }
+    }
+    if (!body["changed_inputs"].empty()) {
+      std::string names = body["changed_inputs"].dump();
+      add_check("inputs_unchanged", false, "the candidate modified its inputs " + names);
+      return fail(verdict::incorrect, "the candidate modified its inputs " + names);
+    }
+    // The worker's window cannot be longer than the judge's own clock around
+    // the same request (0.05 ms slack for clock granularity).
+    if (cand_ms > cand_wall_ms + 0.05) {
+      add_check("timer_cross_check", false, "reported " + fmt_ms(cand_ms) + " inside a " + fmt_ms(cand_wall_ms) + " request");
+      return fail(verdict::rejected, "the candidate's reported time exceeds the judge's wall clock: timer tampering");
+    }
+    return true;
+  }
+
+  void merge_error(const output_error& e) {
+    auto worst = [](std::optional<double>& into, const std::optional<double>& v, bool first) {
+      if (!v) into.reset();
+      else if (first || (into && *v > *into)) into = v;
+    };
+    bool first = !j_.error.measured;
+    worst(j_.error.max_abs, e.max_abs, first);
+    worst(j_.error.max_rel, e.max_rel, first);
+    worst(j_.error.rel_norm, e.rel_norm, first);
+    j_.error.measured = true;
+  }
+
+  result<bool> measure() {
+    progress_.phase("checking " + std::to_string(opt_.trials) + " trials");
+    double ref_ms = 0, cand_ms = 0, cand_wall = 0;
+    for (int t = 0; t < opt_.trials; ++t) {
+      auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
+      if (!ok || !*ok) return ok;
+      ++j_.trials;
+    }
+    add_check("correctness", true, std::to_string(opt_.trials) + "/" + std::to_string(opt_.trials) +
+                                       " trials with fresh inputs within tolerance");
+    add_check("outputs_written", true, "every output element written in every call (NaN-prefilled)");
+    add_check("inputs_unchanged", true, "inputs bit-identical after every call");
+    progress_.phase("timing");
+    auto warm_start = std::chrono::steady_clock::now();
+    for (int w = 0; w < 50 && (w < opt_.warmup_calls || seconds_since(warm_start) < opt_.warmup_s); ++w) {
+      auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
+      if (!ok || !*ok) return ok;
+    }
+    auto measure_start = std::chrono::steady_clock::now();
+    for (;;) {
+      auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
+      if (!ok || !*ok) return ok;
+      j_.reference.samples_ms.push_back(ref_ms);
+      j_.candidate.samples_ms.push_back(cand_ms);
+      j_.candidate.wall_ms.push_back(cand_wall);
+      stop_reason reason = should_stop(opt_.stopping, j_.reference.samples_ms, j_.candidate.samples_ms,
+                                       seconds_since(measure_start));
+      if (reason != stop_reason::none) {
+        j_.stop_reason = to_string(reason);
+        break;
+      }
+    }
+    return true;
+  }
+
+  // ---- finish ---------------------------------------------------------------
+  result<bool> finish() {
+    worker_reply back = candidate_->request({{"op", "return_params"}}, kRefCallTimeoutS);
+    if (back.what != worker_reply::kind::ok) return candidate_failure("returning parameters", back);
+    worker_reply chk = reference_->request({{"op", "check_params"}}, kRefCallTimeoutS);
+    if (chk.what != worker_reply::kind::ok) return reference_error("checking parameters", chk);
+    if (!chk.body["changed_params"].empty()) {
+      std::string names = chk.body["changed_params"].dump();
+      add_check("params_unchanged", false, "the candidate modified parameters " + names);
+      return fail(verdict::incorrect, "the candidate modified parameters " + names);
+    }
+    add_check("params_unchanged", true, "parameters bit-identical after " + std::to_string(j_.calls) + " calls");
+    int timed = static_cast<int>(j_.candidate.samples_ms.size());
+    add_check("timed_outputs_checked", true,
+              "all " + std::to_string(j_.calls) + " calls' outputs checked, " + std::to_string(timed) + " of them timed");
+    add_check("timer_cross_check", true, "the worker's time never exceeded the judge's wall clock");
+    j_.reference.summary = summarize_samples(j_.reference.samples_ms);
+    j_.candidate.summary = summarize_samples(j_.candidate.samples_ms);
+    j_.outcome = verdict::correct;
+    if (j_.candidate.summary->median_ms > 0) j_.speedup = j_.reference.summary->median_ms / j_.candidate.summary->median_ms;
+    return true;
+  }
+
+  // ---- helpers ----------------------------------------------------------------
+  bool fail(verdict v, const std::string& message) {
+    j_.outcome = v;
+    j_.message = message;
+    return false;
+  }
+
+  void add_check(const std::string& name, bool pass, const std::string& reason) {
+    j_.checks.push_back({name, pass, reason});
+  }
+
+  static std::string fmt_s(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
+    return buf;
+  }
+  static std::string fmt_ms(double ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g ms", ms);
+    return buf;
+  }
+
+  const judge_options& opt_;
+  progress_sink& progress_;
+  judgment j_;
+  std::mt19937_64 rng_;
+  std::string scratch_, data_dir_, worker_exe_, library_;
+  std::vector<std::string> candidates_;
+  size_t next_python_ = 0;
+  std::string python_errors_;
+  std::optional<worker_channel> reference_, candidate_;
+  exchange_layout layout_;
+};
+
+}  // namespace
+
+result<judgment> judge_candidate(const std::string& task_path, const std::string& candidate_path,
+                                 const judge_options& options, progress_sink& progress) {
+  // A worker that dies leaves a closed pipe: a write to it must fail, not kill us.
+  signal(SIGPIPE, SIG_IGN);
+  judgment_run run(task_path, candidate_path, options, progress);
+  return run.run();
+}
+
+}  // namespace cudal1

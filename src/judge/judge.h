@@ -1,0 +1,48 @@
+// judge_candidate(): one honest, sandboxed evaluation of a native candidate
+// against a KernelBench-format PyTorch task.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/result.h"
+#include "judge/judgment.h"
+#include "timing/stopping.h"
+
+namespace cudal1 {
+
+struct judge_options {
+  std::string backend = "auto";  // auto: .cu -> cuda, .cpp -> cpu
+  std::string python;            // interpreter with torch; empty: search
+  std::string profile;           // task size profile; empty: "cpu" on the CPU backend if the task has one
+  std::string cache_dir;         // empty: default_cache_dir()
+  int trials = 5;                // correctness trials (fresh seeds) before timing
+  int warmup_calls = 2;          // at least, and at least warmup_s of calls
+  double warmup_s = 0.1;
+  double call_timeout_s = 10;    // one call of the candidate
+  double compile_timeout_s = 120;
+  double task_timeout_s = 600;   // importing the task and building the model
+  stopping_config stopping;
+  std::optional<uint64_t> seed;  // for reproducing a judgment; default: random
+  bool keep_scratch = false;
+};
+
+/// Where progress goes; the CLI prints it to stderr, tests ignore it.
+class progress_sink {
+ public:
+  virtual ~progress_sink() = default;
+  virtual void phase(const std::string& what) = 0;
+};
+
+/// Judges one candidate. A candidate's failure is a verdict in the judgment;
+/// errors are failures of the setup (missing file, a task that does not
+/// import, no Python with torch, no GPU for a .cu candidate).
+result<judgment> judge_candidate(const std::string& task_path, const std::string& candidate_path,
+                                 const judge_options& options, progress_sink& progress);
+
+/// The backend a candidate file runs on: "cuda" for .cu, "cpu" for .cpp/.cc;
+/// checks an explicit choice against the extension.
+result<std::string> resolve_backend(const std::string& candidate_path, const std::string& requested);
+
+}  // namespace cudal1

@@ -1,0 +1,61 @@
+// A judgment: the verdict on one candidate for one task, with the evidence.
+// Measurement fills it; report/ only renders it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "timing/stats.h"
+
+namespace cudal1 {
+
+enum class verdict { correct, incorrect, compile_error, runtime_error, timeout, rejected };
+/// Stable strings, stored and printed: "correct", "incorrect", ...
+const char* to_string(verdict v);
+
+/// One check the judge made, passed or not.
+struct check_result {
+  std::string name;    // stable: "compile", "entry_point", "correctness", ...
+  bool pass = false;
+  std::string reason;  // one line
+};
+
+/// Timing of one side (reference or candidate).
+struct side_timing {
+  std::vector<double> samples_ms;  // device window per measured call
+  std::vector<double> wall_ms;     // the judge's own clock around each measured call
+  std::optional<sample_summary> summary;
+};
+
+/// The worst error figures over every checked call.
+struct error_figures {
+  bool measured = false;
+  std::optional<double> max_abs, max_rel, rel_norm;  // empty: infinite
+};
+
+struct judgment {
+  verdict outcome = verdict::runtime_error;
+  std::string message;  // why, for anything but correct (trimmed compiler output, the crash)
+  std::optional<double> speedup;
+  side_timing reference, candidate;
+  error_figures error;
+  std::vector<check_result> checks;
+  nlohmann::json device = nlohmann::json::object();
+  std::string backend;
+  std::string task_path, candidate_path;
+  std::string profile;  // size profile used, empty for the task's own sizes
+  std::string python, torch_version;
+  bool compile_cached = false;
+  double compile_s = 0;
+  int calls = 0;         // calls of the candidate, all checked
+  int trials = 0;        // correctness trials before timing
+  std::string stop_reason;
+  uint64_t seed = 0;
+  double total_s = 0;
+};
+
+}  // namespace cudal1

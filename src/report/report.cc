@@ -1,0 +1,92 @@
+#include "report/report.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace cudal1 {
+
+using json = nlohmann::json;
+
+namespace {
+
+json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json timing_json(const side_timing& t) {
+  if (!t.summary) return nullptr;
+  const sample_summary& s = *t.summary;
+  json j = {{"median_ms", s.median_ms}, {"mean_ms", s.mean_ms},   {"min_ms", s.min_ms},
+            {"max_ms", s.max_ms},       {"p25_ms", s.p25_ms},     {"p75_ms", s.p75_ms},
+            {"stdev_ms", s.stdev_ms},   {"rel_iqr", s.rel_iqr},   {"median_ci_rel", s.median_ci_rel},
+            {"samples", s.samples},     {"samples_ms", t.samples_ms}};
+  if (!t.wall_ms.empty()) j["judge_wall_ms"] = t.wall_ms;
+  return j;
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string fmt_opt(const std::optional<double>& v) { return v ? fmt("%.3g", *v) : "inf"; }
+
+}  // namespace
+
+json judgment_to_json(const judgment& j) {
+  json checks = json::array();
+  for (const auto& c : j.checks) checks.push_back({{"name", c.name}, {"pass", c.pass}, {"reason", c.reason}});
+  json error = nullptr;
+  if (j.error.measured)
+    error = {{"max_abs", optional_number(j.error.max_abs)},
+             {"max_rel", optional_number(j.error.max_rel)},
+             {"rel_norm", optional_number(j.error.rel_norm)}};
+  return {{"verdict", to_string(j.outcome)},
+          {"speedup", optional_number(j.speedup)},
+          {"reference", timing_json(j.reference)},
+          {"candidate", timing_json(j.candidate)},
+          {"error", error},
+          {"checks", checks},
+          {"message", j.message},
+          {"device", j.device},
+          {"backend", j.backend},
+          {"task", j.task_path},
+          {"candidate_path", j.candidate_path},
+          {"profile", j.profile.empty() ? json(nullptr) : json(j.profile)},
+          {"python", j.python},
+          {"torch", j.torch_version},
+          {"compile", {{"cached", j.compile_cached}, {"seconds", j.compile_s}}},
+          {"calls", j.calls},
+          {"trials", j.trials},
+          {"stop_reason", j.stop_reason},
+          {"seed", j.seed},
+          {"seconds", j.total_s}};
+}
+
+std::string judgment_summary(const judgment& j) {
+  std::string name = std::filesystem::path(j.candidate_path).filename().string();
+  std::string out = name + ": " + to_string(j.outcome);
+  if (j.speedup) out += fmt("  speedup %.3fx", *j.speedup);
+  out += "\n";
+  if (j.reference.summary && j.candidate.summary) {
+    const auto &r = *j.reference.summary, &c = *j.candidate.summary;
+    out += "  reference " + fmt("%.4g ms", r.median_ms) + fmt(" (IQR %.1f%%)", 100 * r.rel_iqr) + ", candidate " +
+           fmt("%.4g ms", c.median_ms) + fmt(" (IQR %.1f%%)", 100 * c.rel_iqr) + ", " + std::to_string(c.samples) +
+           " timed pairs (" + j.stop_reason + ")\n";
+  }
+  if (j.error.measured)
+    out += "  error: max abs " + fmt_opt(j.error.max_abs) + ", max rel " + fmt_opt(j.error.max_rel) + ", rel norm " +
+           fmt_opt(j.error.rel_norm) + " over " + std::to_string(j.calls) + " checked calls\n";
+  for (const auto& c : j.checks)
+    if (!c.pass) out += "  failed check " + c.name + ": " + c.reason + "\n";
+  if (!j.message.empty()) {
+    std::string msg = j.message;
+    size_t pos = 0;
+    while ((pos = msg.find('\n', pos)) != std::string::npos) msg.replace(pos++, 1, "\n    ");
+    out += "  " + msg + "\n";
+  }
+  out += "  " + j.device.value("name", std::string("?")) + " (" + j.backend + ")" + fmt(", %.1f s", j.total_s) +
+         (j.compile_cached ? ", compile cached" : "") + "\n";
+  return out;
+}
+
+}  // namespace cudal1

@@ -1,0 +1,82 @@
+#include "worker/channel.h"
+
+#include "base/fs.h"
+
+namespace cudal1 {
+
+using json = nlohmann::json;
+
+result<worker_channel> worker_channel::start(const worker_spawn& spawn) {
+  auto p = child_process::spawn(spawn);
+  if (!p) return p.err();
+  return worker_channel(std::move(*p), spawn.log_path);
+}
+
+worker_reply worker_channel::receive(double timeout_s) {
+  worker_reply r;
+  auto start = std::chrono::steady_clock::now();
+  if (!alive_) {
+    r.what = worker_reply::kind::died;
+    r.exit = process_.kill_and_wait();
+    return r;
+  }
+  auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(timeout_s));
+  std::string line;
+  auto st = process_.read_line(deadline, &line);
+  r.wall_ms = seconds_since(start) * 1e3;
+  if (st == child_process::read_status::timeout) {
+    r.what = worker_reply::kind::timeout;
+    r.exit = process_.kill_and_wait();
+    alive_ = false;
+    return r;
+  }
+  if (st == child_process::read_status::closed) {
+    r.what = worker_reply::kind::died;
+    r.exit = process_.wait_or_kill(5.0);
+    alive_ = false;
+    return r;
+  }
+  r.body = json::parse(line, nullptr, false);
+  if (r.body.is_discarded() || !r.body.is_object()) {
+    r.what = worker_reply::kind::failed;
+    r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "malformed reply from worker: " + line.substr(0, 200)}};
+    return r;
+  }
+  r.what = r.body.value("ok", false) ? worker_reply::kind::ok : worker_reply::kind::failed;
+  return r;
+}
+
+status worker_channel::send(const json& cmd) {
+  if (!alive_) return make_error("worker has ended");
+  return process_.send_line(cmd.dump());
+}
+
+worker_reply worker_channel::request(const json& cmd, double timeout_s) {
+  auto start = std::chrono::steady_clock::now();
+  // A failed write means the worker is gone: receive() then reports how it ended.
+  (void)send(cmd);
+  worker_reply r = receive(timeout_s);
+  r.wall_ms = seconds_since(start) * 1e3;
+  return r;
+}
+
+void worker_channel::stop() {
+  if (alive_) {
+    if (process_.send_line(json{{"op", "quit"}}.dump())) {
+      std::string line;
+      process_.read_line(std::chrono::steady_clock::now() + std::chrono::seconds(5), &line);
+    }
+    process_.wait_or_kill(5.0);
+    alive_ = false;
+  } else {
+    process_.kill_and_wait();
+  }
+}
+
+std::string worker_channel::log_tail(int lines) const {
+  auto text = read_file(log_path_);
+  return text ? tail_lines(*text, lines) : "";
+}
+
+}  // namespace cudal1

@@ -1,0 +1,50 @@
+// The judge's side of a worker: a child process spoken to in JSON lines, every
+// request with a deadline.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "base/result.h"
+#include "base/subprocess.h"
+
+namespace cudal1 {
+
+/// What came back from one request.
+struct worker_reply {
+  enum class kind { ok, failed, timeout, died } what = kind::died;
+  nlohmann::json body;        // the reply (ok or failed)
+  exit_info exit;             // died: how the process ended
+  double wall_ms = 0;         // the judge's own clock, request sent to reply read
+  std::string failure_kind() const { return body.value("kind", ""); }
+  std::string message() const { return body.value("message", body.value("error", "")); }
+};
+
+/// Non-copyable: owns the process.
+class worker_channel {
+ public:
+  static result<worker_channel> start(const worker_spawn& spawn);
+  worker_channel(worker_channel&&) = default;
+  worker_channel& operator=(worker_channel&&) = default;
+
+  /// Sends a request and waits up to timeout_s for its reply. On timeout the
+  /// worker is killed; if it dies, exit says how.
+  worker_reply request(const nlohmann::json& cmd, double timeout_s);
+  /// Sends a command without waiting; its reply is read later with receive().
+  status send(const nlohmann::json& cmd);
+  /// Waits for the next line: a hello, or the reply to an earlier send().
+  worker_reply receive(double timeout_s);
+  /// Asks the worker to quit, then makes sure it is gone.
+  void stop();
+  const std::string& log_path() const { return log_path_; }
+  /// The last lines the worker's process printed (its stdout and stderr).
+  std::string log_tail(int lines = 20) const;
+
+ private:
+  worker_channel(child_process p, std::string log) : process_(std::move(p)), log_path_(std::move(log)) {}
+  child_process process_;
+  std::string log_path_;
+  bool alive_ = true;
+};
+
+}  // namespace cudal1

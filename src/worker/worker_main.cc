@@ -1,0 +1,236 @@
+// cudal1-worker: the sandboxed process that loads one candidate and calls it.
+//
+// The judge starts a fresh worker for every candidate. It reads one JSON
+// command per line on fd 3 and writes one JSON reply per line on fd 4; the
+// candidate's own stdout and stderr go to a log the judge keeps. A crash, a
+// hang or a sticky CUDA error ends this process, never the judge.
+//
+// Protocol (replies are {"ok": true, ...} or {"ok": false, "kind", "message"}):
+//   (start)        -> hello: {"device": {...}}
+//   load           {"library", "layout"}: dlopen, find cudal1_forward, map the
+//                  exchange, copy the parameters into memory of our own
+//   stage          {"arena", "shift"}: fresh inputs at fresh addresses (copied
+//                  from the exchange), outputs filled with sentinels, caches flushed
+//   run            the timed call: start .. cudal1_forward .. device sync .. stop
+//   collect        outputs and (possibly modified) inputs back into the exchange
+//   return_params  parameters back into the exchange, to check they are unchanged
+//   quit
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cudal1/abi.h"
+#include "device/device.h"
+#include "worker/layout.h"
+
+namespace cudal1 {
+namespace {
+
+using json = nlohmann::json;
+using forward_fn = int (*)(const cudal1_tensor*, int, const cudal1_tensor*, int, cudal1_tensor*, int, void*);
+
+// The largest shift of the arenas' base address between calls.
+constexpr uint64_t kMaxShiftBytes = 1 << 20;
+
+void send(const json& reply) {
+  std::string line = reply.dump() + "\n";
+  size_t off = 0;
+  while (off < line.size()) {
+    ssize_t n = write(4, line.data() + off, line.size() - off);
+    if (n <= 0) _exit(3);  // the judge is gone
+    off += static_cast<size_t>(n);
+  }
+}
+
+json failure(const char* kind, const std::string& message) {
+  return {{"ok", false}, {"kind", kind}, {"message", message}};
+}
+
+cudal1_tensor make_tensor(const tensor_slot& slot, void* data) {
+  cudal1_tensor t{};
+  t.data = data;
+  t.dtype = dtype_code(slot.dtype);
+  t.ndim = static_cast<int>(slot.shape.size());
+  int64_t stride = 1;
+  for (int i = t.ndim - 1; i >= 0; --i) {
+    t.shape[i] = slot.shape[i];
+    t.stride[i] = stride;
+    stride *= slot.shape[i];
+  }
+  t.name = slot.name.c_str();
+  return t;
+}
+
+class worker {
+ public:
+  explicit worker(std::unique_ptr<device> dev) : dev_(std::move(dev)) {}
+
+  json handle(const json& cmd) {
+    std::string op = cmd.value("op", "");
+    if (op == "load") return load(cmd);
+    if (!forward_) return failure("internal", "no candidate loaded");
+    if (op == "stage") return stage(cmd.at("arena").get<int>(), cmd.at("shift").get<uint64_t>());
+    if (op == "run") return run();
+    if (op == "collect") return collect();
+    if (op == "return_params") return return_params();
+    return failure("internal", "unknown command " + op);
+  }
+
+ private:
+  char* exchange_at(const tensor_slot& s) { return exchange_ + s.offset; }
+
+  json load(const json& cmd) {
+    auto layout = parse_layout(cmd.at("layout"));
+    if (!layout) return failure("internal", layout.message());
+    layout_ = std::move(*layout);
+    std::string library = cmd.at("library").get<std::string>();
+    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) return failure("load_error", dlerror());
+    forward_ = reinterpret_cast<forward_fn>(dlsym(handle, "cudal1_forward"));
+    if (!forward_) return failure("missing_entry", "the candidate does not define cudal1_forward (extern \"C\", see cudal1/abi.h)");
+
+    auto ex = dev_->open_exchange(layout_.exchange);
+    if (!ex) return failure("internal", ex.message());
+    exchange_ = static_cast<char*>(*ex);
+    uint64_t arena_bytes = 0;
+    for (const auto* group : {&layout_.inputs, &layout_.outputs})
+      for (const auto& s : *group) arena_bytes = std::max(arena_bytes, s.offset + s.nbytes);
+    arena_bytes += kMaxShiftBytes;
+    for (auto& arena : arenas_) {
+      auto mem = dev_->allocate(arena_bytes);
+      if (!mem) return failure("internal", mem.message());
+      arena = static_cast<char*>(*mem);
+    }
+    params_.clear();
+    for (const auto& s : layout_.params) {
+      auto mem = dev_->allocate(s.nbytes);
+      if (!mem) return failure("internal", mem.message());
+      if (auto st = dev_->copy(*mem, exchange_at(s), s.nbytes); !st) return failure("internal", st.message());
+      params_.push_back(make_tensor(s, *mem));
+    }
+    return {{"ok", true}};
+  }
+
+  json stage(int arena, uint64_t shift) {
+    if (arena < 0 || arena > 1 || shift % 256 != 0 || shift >= kMaxShiftBytes)
+      return failure("internal", "bad stage arguments");
+    char* base = arenas_[arena] + shift;
+    args_.clear();
+    outs_.clear();
+    for (const auto& s : layout_.inputs) {
+      if (auto st = dev_->copy(base + s.offset, exchange_at(s), s.nbytes); !st) return failure("runtime_error", st.message());
+      args_.push_back(make_tensor(s, base + s.offset));
+    }
+    for (const auto& s : layout_.outputs) {
+      if (auto st = dev_->fill_sentinel(base + s.offset, s.nbytes, dtype_code(s.dtype)); !st)
+        return failure("runtime_error", st.message());
+      outs_.push_back(make_tensor(s, base + s.offset));
+    }
+    if (auto st = dev_->flush_caches(); !st) return failure("runtime_error", st.message());
+    if (auto st = dev_->synchronize(); !st) return failure("runtime_error", st.message());
+    return {{"ok", true}};
+  }
+
+  json run() {
+    if (auto st = dev_->start_timer(); !st) return failure("runtime_error", st.message());
+    int rc = forward_(args_.data(), static_cast<int>(args_.size()), params_.data(), static_cast<int>(params_.size()),
+                      outs_.data(), static_cast<int>(outs_.size()), dev_->stream());
+    auto ms = dev_->stop_timer();
+    if (!ms) return failure("runtime_error", ms.message());
+    if (rc != 0) return failure("runtime_error", "cudal1_forward returned " + std::to_string(rc));
+    return {{"ok", true}, {"ms", *ms}};
+  }
+
+  json collect() {
+    for (size_t i = 0; i < layout_.outputs.size(); ++i) {
+      const auto& s = layout_.outputs[i];
+      if (auto st = dev_->copy(exchange_at(s), outs_[i].data, s.nbytes); !st) return failure("runtime_error", st.message());
+    }
+    for (size_t i = 0; i < layout_.inputs.size(); ++i) {
+      const auto& s = layout_.inputs[i];
+      if (auto st = dev_->copy(exchange_at(s), args_[i].data, s.nbytes); !st) return failure("runtime_error", st.message());
+    }
+    if (auto st = dev_->synchronize(); !st) return failure("runtime_error", st.message());
+    return {{"ok", true}};
+  }
+
+  json return_params() {
+    for (size_t i = 0; i < layout_.params.size(); ++i) {
+      const auto& s = layout_.params[i];
+      if (auto st = dev_->copy(exchange_at(s), params_[i].data, s.nbytes); !st) return failure("runtime_error", st.message());
+    }
+    return {{"ok", true}};
+  }
+
+  std::unique_ptr<device> dev_;
+  exchange_layout layout_;
+  forward_fn forward_ = nullptr;
+  char* exchange_ = nullptr;
+  char* arenas_[2] = {nullptr, nullptr};
+  std::vector<cudal1_tensor> args_, outs_, params_;
+};
+
+int worker_main(int argc, char** argv) {
+  std::string backend = "cpu";
+  uint64_t flush_bytes = 64ull << 20;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--backend" && i + 1 < argc) backend = argv[++i];
+    else if (a == "--flush-bytes" && i + 1 < argc) flush_bytes = std::stoull(argv[++i]);
+    else {
+      std::fprintf(stderr, "usage: cudal1-worker --backend cpu|cuda [--flush-bytes N] (started by cudal1)\n");
+      return 2;
+    }
+  }
+  std::unique_ptr<device> dev;
+  if (backend == "cuda") {
+    auto made = make_cuda_device();
+    if (!made) {
+      send(failure("no_device", made.message()));
+      return 1;
+    }
+    dev = std::move(*made);
+  } else {
+    dev = make_cpu_device(flush_bytes);
+  }
+  send({{"ok", true}, {"device", facts_to_json(dev->facts())}});
+  worker w(std::move(dev));
+  FILE* commands = fdopen(3, "r");
+  if (!commands) return 3;
+  char* line = nullptr;
+  size_t cap = 0;
+  while (getline(&line, &cap, commands) > 0) {
+    json cmd = json::parse(line, nullptr, false);
+    if (cmd.is_discarded()) {
+      send(failure("internal", "malformed command"));
+      continue;
+    }
+    if (cmd.value("op", "") == "quit") {
+      send({{"ok", true}});
+      break;
+    }
+    json reply = w.handle(cmd);
+    send(reply);
+    // After a device error the context may be poisoned: end the process.
+    if (!reply.value("ok", false) && reply.value("kind", "") == "runtime_error") return 4;
+  }
+  std::free(line);
+  return 0;
+}
+
+}  // namespace
+}  // namespace cudal1
+
+int main(int argc, char** argv) {
+  try {
+    return cudal1::worker_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cudal1-worker: %s\n", e.what());
+    return 5;
+  }
+}

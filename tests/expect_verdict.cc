@@ -1,0 +1,108 @@
+// expect_verdict: runs `cudal1 eval ... --json` and checks each candidate's
+// verdict against the first line of its source ("// expect: VERDICT").
+//
+//   expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] -- TASK CAND... [eval flags]
+//
+// With --expect-exit, checks the exit status and that the output contains
+// TEXT instead (for unusable input). Prints what cudal1 printed either way.
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "base/subprocess.h"
+
+namespace {
+
+std::string expected_verdict(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  const std::string tag = "// expect: ";
+  return line.rfind(tag, 0) == 0 ? line.substr(tag.size()) : "";
+}
+
+bool is_candidate(const std::string& arg) {
+  for (const char* ext : {".cu", ".cpp"})
+    if (arg.size() > 4 && arg.compare(arg.size() - std::string(ext).size(), std::string::npos, ext) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] -- TASK CAND... [flags]\n");
+    return 2;
+  }
+  std::vector<std::string> cmd = {argv[1], "eval", "--json"};
+  int expect_exit = 0;
+  std::string expect_text;
+  int i = 2;
+  for (; i < argc && std::string(argv[i]) != "--"; ++i) {
+    std::string a = argv[i];
+    if (a == "--expect-exit" && i + 1 < argc) expect_exit = std::stoi(argv[++i]);
+    else if (a == "--expect-stderr" && i + 1 < argc) expect_text = argv[++i];
+  }
+  std::vector<std::string> expected;
+  for (++i; i < argc; ++i) {
+    cmd.push_back(argv[i]);
+    if (is_candidate(argv[i]) && std::string(argv[i - 1]).rfind("--", 0) != 0) expected.push_back(expected_verdict(argv[i]));
+  }
+  auto run = cudal1::run_command(cmd, 280);
+  if (!run) {
+    std::fprintf(stderr, "cannot run cudal1: %s\n", run.message().c_str());
+    return 1;
+  }
+  std::printf("%s\n", run->output.c_str());
+  if (run->timed_out || !run->exit.exited) {
+    std::printf("FAIL: cudal1 did not finish normally (%s)\n", run->exit.describe().c_str());
+    return 1;
+  }
+  if (run->exit.code != expect_exit) {
+    std::printf("FAIL: exit status %d, expected %d\n", run->exit.code, expect_exit);
+    return 1;
+  }
+  if (expect_exit != 0) {
+    if (run->output.find(expect_text) == std::string::npos) {
+      std::printf("FAIL: output does not mention '%s'\n", expect_text.c_str());
+      return 1;
+    }
+    int lines = 0;
+    for (char c : run->output) lines += c == '\n';
+    if (lines > 3) {
+      std::printf("FAIL: an input error should be a short message, got %d lines\n", lines);
+      return 1;
+    }
+    std::printf("PASS: exit %d with '%s'\n", expect_exit, expect_text.c_str());
+    return 0;
+  }
+  std::istringstream out(run->output);
+  size_t seen = 0;
+  int failures = 0;
+  for (std::string line; std::getline(out, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || seen >= expected.size()) continue;
+    std::string got = j.value("verdict", "?");
+    std::string want = expected[seen++];
+    bool ok = got == want;
+    if (ok && got == "correct") {
+      ok = j["speedup"].is_number() && j["speedup"].get<double>() > 0 && j["candidate"]["samples"].get<int>() > 0;
+      if (!ok) std::printf("FAIL: a correct verdict must carry a speedup and samples\n");
+    }
+    if (ok && got != "correct" && got != "incorrect" && j.value("message", "").empty()) {
+      std::printf("FAIL: verdict %s must come with a message\n", got.c_str());
+      ok = false;
+    }
+    std::printf("%s: %s (expected %s)\n", ok ? "PASS" : "FAIL", got.c_str(), want.c_str());
+    failures += !ok;
+  }
+  if (seen != expected.size()) {
+    std::printf("FAIL: %zu verdicts for %zu candidates\n", seen, expected.size());
+    return 1;
+  }
+  return failures == 0 ? 0 : 1;
+}
