@@ -1,1 +1,111 @@
-int main(){}
+// judge_bench: what one judgment costs, and how repeatable its speedup is.
+//
+//   judge_bench [TASK CANDIDATE] [--cold N] [--warm N]
+//
+// Cold: each judgment with an empty compile cache. Warm: the same candidate
+// with the cache filled. Prints seconds per judgment (median, min, max) and
+// the speedup of each warm judgment with their spread (max/min). Defaults to
+// the swish example with the CUDA candidate where a GPU is, else the CPU one.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "base/fs.h"
+#include "judge/judge.h"
+
+namespace {
+
+class no_progress : public cudal1::progress_sink {
+ public:
+  void phase(const std::string&) override {}
+};
+
+struct figures {
+  double median, min, max;
+};
+
+figures describe(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return {median, v.front(), v.back()};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace cudal1;
+  std::string examples = executable_dir() + "/../../examples/swish";
+  std::string task = examples + "/task.py", candidate;
+  int cold = 3, warm = 5;
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--cold" && i + 1 < argc) cold = std::stoi(argv[++i]);
+    else if (a == "--warm" && i + 1 < argc) warm = std::stoi(argv[++i]);
+    else if (a == "--help" || a == "-h") {
+      std::printf("usage: judge_bench [TASK CANDIDATE] [--cold N] [--warm N]\n");
+      return 0;
+    } else positional.push_back(a);
+  }
+  if (positional.size() == 2) {
+    task = positional[0];
+    candidate = positional[1];
+  } else if (!positional.empty()) {
+    std::fprintf(stderr, "judge_bench: give both TASK and CANDIDATE, or neither\n");
+    return 2;
+  }
+  if (candidate.empty()) {
+    bool gpu = file_exists("/dev/nvidia0") || file_exists("/dev/nvidiactl");
+    candidate = examples + (gpu ? "/cuda/correct.cu" : "/cpu/correct.cpp");
+  }
+  no_progress quiet;
+  judge_options opt;
+  std::printf("judge_bench: %s / %s\n", task.c_str(), candidate.c_str());
+
+  std::vector<double> cold_s, cold_compile_s;
+  for (int i = 0; i < cold; ++i) {
+    auto dir = make_temp_dir("cudal1-bench-cache");
+    if (!dir) return std::fprintf(stderr, "%s\n", dir.message().c_str()), 1;
+    opt.cache_dir = *dir;
+    auto j = judge_candidate(task, candidate, opt, quiet);
+    remove_tree(*dir);
+    if (!j) return std::fprintf(stderr, "judge_bench: %s\n", j.message().c_str()), 1;
+    if (j->outcome != verdict::correct)
+      return std::fprintf(stderr, "judge_bench: verdict %s: %s\n", to_string(j->outcome), j->message.c_str()), 1;
+    cold_s.push_back(j->total_s);
+    cold_compile_s.push_back(j->compile_s);
+    std::printf("  cold %d: %.2f s (compile %.2f s), speedup %.3f\n", i + 1, j->total_s, j->compile_s, *j->speedup);
+  }
+
+  auto dir = make_temp_dir("cudal1-bench-cache");
+  if (!dir) return 1;
+  opt.cache_dir = *dir;
+  { auto fill = judge_candidate(task, candidate, opt, quiet); if (!fill) return 1; }
+  std::vector<double> warm_s, speedups;
+  for (int i = 0; i < warm; ++i) {
+    auto j = judge_candidate(task, candidate, opt, quiet);
+    if (!j || j->outcome != verdict::correct) return std::fprintf(stderr, "judge_bench: warm judgment failed\n"), 1;
+    warm_s.push_back(j->total_s);
+    speedups.push_back(*j->speedup);
+    std::printf("  warm %d: %.2f s, reference %.4f ms, candidate %.4f ms, speedup %.3f (%d pairs, %s)\n", i + 1,
+                j->total_s, j->reference.summary->median_ms, j->candidate.summary->median_ms, *j->speedup,
+                j->candidate.summary->samples, j->stop_reason.c_str());
+  }
+  remove_tree(*dir);
+
+  std::printf("\n| measure | median | min | max | target |\n|---|---|---|---|---|\n");
+  if (!cold_s.empty()) {
+    figures c = describe(cold_s), cc = describe(cold_compile_s);
+    std::printf("| seconds per judgment, cold cache (n=%d) | %.2f | %.2f | %.2f | <= 15 |\n", cold, c.median, c.min, c.max);
+    std::printf("| of which compile, cold | %.2f | %.2f | %.2f | |\n", cc.median, cc.min, cc.max);
+  }
+  if (!warm_s.empty()) {
+    figures w = describe(warm_s), s = describe(speedups);
+    std::printf("| seconds per judgment, warm cache (n=%d) | %.2f | %.2f | %.2f | <= 5 |\n", warm, w.median, w.min, w.max);
+    std::printf("| speedup (n=%d) | %.3f | %.3f | %.3f | |\n", warm, s.median, s.min, s.max);
+    std::printf("| speedup spread max/min | %.4f | | | <= 1.03 |\n", s.max / s.min);
+  }
+  return 0;
+}

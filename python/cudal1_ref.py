@@ -56,6 +56,12 @@ def align(n):
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
+def where_in(path, exc):
+    """' (line N)' for the last traceback frame inside the task file, else ''."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if os.path.abspath(f.filename) == os.path.abspath(path)]
+    return f" (line {frames[-1].lineno})" if frames else ""
+
+
 def load_task_module(path):
     spec = importlib.util.spec_from_file_location("cudal1_task", path)
     if spec is None or spec.loader is None:
@@ -64,9 +70,8 @@ def load_task_module(path):
     sys.modules["cudal1_task"] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as e:  # the task's own error, shown with its traceback tail
-        tb = traceback.format_exc().strip().splitlines()
-        raise TaskError(f"task {path} does not import: {type(e).__name__}: {e}\n" + "\n".join(tb[-6:]))
+    except Exception as e:  # the task's own error, with where in the task it happened
+        raise TaskError(f"task {path} does not import: {type(e).__name__}: {e}{where_in(path, e)}")
     for name in ("Model", "get_inputs", "get_init_inputs"):
         if not hasattr(module, name):
             raise TaskError(f"task {path} defines no {name} (a KernelBench task needs Model, get_inputs and get_init_inputs)")
@@ -205,7 +210,15 @@ class Reference:
             share = self.exchange.untyped_storage()._share_cuda_()
             # (device, handle, size_bytes, offset_bytes, ...): the handle names the
             # cudaMalloc block that holds this storage; offset is where it starts.
-            return {"kind": "cuda_ipc", "handle": bytes(share[1]).hex(), "offset": int(share[3]),
+            # Recent torch prefixes the cudaIpcMemHandle_t (64 bytes) with a
+            # one-byte kind: 'c' for a plain cudaMalloc block.
+            handle = bytes(share[1])
+            if len(handle) == 65 and handle[:1] == b"c":
+                handle = handle[1:]
+            if len(handle) != 64:
+                raise RuntimeError(f"unexpected CUDA IPC handle from torch {torch.__version__} "
+                                   f"({len(handle)} bytes, starting {handle[:1]!r}); is PYTORCH_CUDA_ALLOC_CONF set?")
+            return {"kind": "cuda_ipc", "handle": handle.hex(), "offset": int(share[3]),
                     "bytes": self.exchange_bytes}
         with open(path, "w+b") as f:
             f.truncate(self.exchange_bytes)
@@ -370,7 +383,7 @@ def main():
                 raise TaskError(f"unknown command {op}")
             reply(handlers[op](msg))
         except TaskError as e:
-            reply({"ok": False, "error": str(e)})
+            reply({"ok": False, "kind": "task", "error": str(e)})
         except Exception as e:
             tb = traceback.format_exc().strip().splitlines()
             reply({"ok": False, "error": f"{type(e).__name__}: {e}\n" + "\n".join(tb[-6:])})

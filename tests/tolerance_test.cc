@@ -1,2 +1,82 @@
+#include "check/tolerance.h"
+
 #include <gtest/gtest.h>
-TEST(Placeholder, Todo) { EXPECT_TRUE(true); }
+
+#include <nlohmann/json.hpp>
+
+namespace cudal1 {
+namespace {
+
+output_error figures(int64_t bad, int64_t unwritten, std::optional<double> rel_norm) {
+  output_error e;
+  e.name = "out0";
+  e.dtype = "f32";
+  e.numel = 1000;
+  e.bad = bad;
+  e.unwritten = unwritten;
+  e.max_abs = 1e-6;
+  e.max_rel = 1e-6;
+  e.rel_norm = rel_norm;
+  e.scale = 1.0;
+  return e;
+}
+
+TEST(Tolerance, ByDtype) {
+  EXPECT_DOUBLE_EQ(tolerance_for("f32").rtol, 1e-4);
+  EXPECT_LT(tolerance_for("f64").rtol, tolerance_for("f32").rtol);
+  EXPECT_LT(tolerance_for("f32").rtol, tolerance_for("f16").rtol);
+  EXPECT_LT(tolerance_for("f16").rtol, tolerance_for("bf16").rtol);
+  EXPECT_EQ(tolerance_for("i64").rtol, 0);
+  EXPECT_EQ(tolerance_for("bool").atol_rel, 0);
+}
+
+TEST(Tolerance, TableCoversEveryAbiDtype) {
+  auto t = tolerance_table_json();
+  for (const char* d : {"f32", "f16", "bf16", "f64", "i32", "i64", "bool", "u8", "i8"}) {
+    ASSERT_TRUE(t.contains(d)) << d;
+    EXPECT_EQ(t[d].size(), 2u);
+  }
+}
+
+TEST(JudgeOutput, PassesWithinTolerance) {
+  EXPECT_TRUE(judge_output(figures(0, 0, 1e-7), tolerance_for("f32")).pass);
+}
+
+TEST(JudgeOutput, UnwrittenElementsFailFirst) {
+  auto v = judge_output(figures(5, 5, 1e-7), tolerance_for("f32"));
+  EXPECT_FALSE(v.pass);
+  EXPECT_NE(v.reason.find("not written"), std::string::npos);
+}
+
+TEST(JudgeOutput, ElementsOutsideToleranceFail) {
+  auto v = judge_output(figures(1, 0, 1e-7), tolerance_for("f32"));
+  EXPECT_FALSE(v.pass);
+  EXPECT_NE(v.reason.find("outside tolerance"), std::string::npos);
+}
+
+TEST(JudgeOutput, ZerosFailOnRelativeNorm) {
+  // An all-zero output of a task with small outputs: every element may sit
+  // inside the per-element tolerance, but the relative norm error is 1.
+  auto v = judge_output(figures(0, 0, 1.0), tolerance_for("f32"));
+  EXPECT_FALSE(v.pass);
+  EXPECT_NE(v.reason.find("relative norm"), std::string::npos);
+}
+
+TEST(JudgeOutput, Tf32LevelErrorFailsAnFp32Task) {
+  EXPECT_FALSE(judge_output(figures(0, 0, 3e-4), tolerance_for("f32")).pass);
+}
+
+TEST(JudgeOutput, InfiniteNormFails) { EXPECT_FALSE(judge_output(figures(0, 0, std::nullopt), tolerance_for("f32")).pass); }
+
+TEST(ParseOutputError, NullMeansInfinite) {
+  auto j = nlohmann::json::parse(R"({"numel": 4, "bad": 1, "unwritten": 0, "max_abs": null, "max_rel": 2.0, "rel_norm": null, "scale": 0.5})");
+  output_error e = parse_output_error(j, "out0", "f32");
+  EXPECT_EQ(e.numel, 4);
+  EXPECT_EQ(e.bad, 1);
+  EXPECT_FALSE(e.max_abs.has_value());
+  EXPECT_DOUBLE_EQ(*e.max_rel, 2.0);
+  EXPECT_DOUBLE_EQ(e.scale, 0.5);
+}
+
+}  // namespace
+}  // namespace cudal1

@@ -203,7 +203,11 @@ class judgment_run {
   error reference_error(const std::string& doing, const worker_reply& r) {
     std::string why;
     switch (r.what) {
-      case worker_reply::kind::failed: why = r.message(); break;
+      case worker_reply::kind::failed:
+        // A problem with the task itself already names the task.
+        if (r.failure_kind() == "task") return make_error(r.message());
+        why = r.message();
+        break;
       case worker_reply::kind::timeout: why = "no answer in time"; break;
       default: why = "the reference process ended (" + r.exit.describe() + ")\n" + reference_->log_tail(10); break;
     }
