@@ -206,20 +206,12 @@ class Reference:
     # ---- exchange ---------------------------------------------------------
     def make_exchange(self, path):
         if self.device.type == "cuda":
-            self.exchange = torch.empty(self.exchange_bytes, dtype=torch.uint8, device=self.device)
-            share = self.exchange.untyped_storage()._share_cuda_()
-            # (device, handle, size_bytes, offset_bytes, ...): the handle names the
-            # cudaMalloc block that holds this storage; offset is where it starts.
-            # Recent torch prefixes the cudaIpcMemHandle_t (64 bytes) with a
-            # one-byte kind: 'c' for a plain cudaMalloc block.
-            handle = bytes(share[1])
-            if len(handle) == 65 and handle[:1] == b"c":
-                handle = handle[1:]
-            if len(handle) != 64:
-                raise RuntimeError(f"unexpected CUDA IPC handle from torch {torch.__version__} "
-                                   f"({len(handle)} bytes, starting {handle[:1]!r}); is PYTORCH_CUDA_ALLOC_CONF set?")
-            return {"kind": "cuda_ipc", "handle": handle.hex(), "offset": int(share[3]),
-                    "bytes": self.exchange_bytes}
+            # The exchange is a cudaMalloc block of its own (driver API), not
+            # torch's caching allocator: its IPC handle names exactly this
+            # block, and torch's own IPC encoding is private and changes.
+            ptr, handle = cuda_ipc_alloc(self.exchange_bytes)
+            self.exchange = torch.as_tensor(_DeviceBytes(ptr, self.exchange_bytes), device=self.device)
+            return {"kind": "cuda_ipc", "handle": handle.hex(), "offset": 0, "bytes": self.exchange_bytes}
         with open(path, "w+b") as f:
             f.truncate(self.exchange_bytes)
             self.mapping = mmap.mmap(f.fileno(), self.exchange_bytes)
@@ -290,6 +282,30 @@ class Reference:
     def check_params(self, msg):
         changed = [s["name"] for s, t in zip(self.param_specs, self.param_values) if not bitwise_equal(self.view(s), t)]
         return {"ok": True, "changed_params": changed}
+
+
+class _DeviceBytes:
+    """Device memory as a uint8 array torch.as_tensor can wrap (no copy)."""
+
+    def __init__(self, ptr, nbytes):
+        self.__cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (ptr, False), "version": 2}
+
+
+def cuda_ipc_alloc(nbytes):
+    """cuMemAlloc in the current (torch's primary) context; returns the device
+    pointer and its 64-byte cudaIpcMemHandle. The block lives until exit."""
+    import ctypes
+    cuda = ctypes.CDLL("libcuda.so.1")
+    torch.cuda.synchronize()  # makes torch's context current on this thread
+    ptr = ctypes.c_uint64(0)
+    rc = cuda.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(nbytes))
+    if rc != 0:
+        raise TaskError(f"cannot allocate the {nbytes}-byte exchange buffer on the GPU (CUresult {rc})")
+    handle = (ctypes.c_char * 64)()
+    rc = cuda.cuIpcGetMemHandle(handle, ptr)
+    if rc != 0:
+        raise RuntimeError(f"cuIpcGetMemHandle failed (CUresult {rc})")
+    return ptr.value, bytes(handle)
 
 
 class _NullContext:

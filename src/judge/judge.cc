@@ -145,8 +145,6 @@ class judgment_run {
       spawn.log_path = scratch_ + "/reference.log";
       // Idle OpenMP threads of the reference must not spin while the candidate runs.
       spawn.env = {"OMP_WAIT_POLICY=PASSIVE", "PYTHONDONTWRITEBYTECODE=1"};
-      // The exchange is shared by CUDA IPC handle, which expandable segments break.
-      spawn.unset_env = {"PYTORCH_CUDA_ALLOC_CONF"};
       auto ch = worker_channel::start(spawn);
       if (!ch) return ch.err();
       reference_.emplace(std::move(*ch));
