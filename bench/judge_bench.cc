@@ -7,11 +7,13 @@
 // the speedup of each warm judgment with their spread (max/min). Defaults to
 // the swish example with the CUDA candidate where a GPU is, else the CPU one.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "base/fs.h"
+#include "base/subprocess.h"
 #include "judge/judge.h"
 
 namespace {
@@ -69,14 +71,16 @@ int main(int argc, char** argv) {
     auto dir = make_temp_dir("cudal1-bench-cache");
     if (!dir) return std::fprintf(stderr, "%s\n", dir.message().c_str()), 1;
     opt.cache_dir = *dir;
+    auto t0 = std::chrono::steady_clock::now();
     auto j = judge_candidate(task, candidate, opt, quiet);
+    double wall_s = seconds_since(t0);
     remove_tree(*dir);
     if (!j) return std::fprintf(stderr, "judge_bench: %s\n", j.message().c_str()), 1;
     if (j->outcome != verdict::correct)
       return std::fprintf(stderr, "judge_bench: verdict %s: %s\n", to_string(j->outcome), j->message.c_str()), 1;
-    cold_s.push_back(j->total_s);
+    cold_s.push_back(wall_s);
     cold_compile_s.push_back(j->compile_s);
-    std::printf("  cold %d: %.2f s (compile %.2f s), speedup %.3f\n", i + 1, j->total_s, j->compile_s, *j->speedup);
+    std::printf("  cold %d: %.2f s (compile %.2f s), speedup %.3f\n", i + 1, wall_s, j->compile_s, *j->speedup);
   }
 
   auto dir = make_temp_dir("cudal1-bench-cache");
@@ -84,13 +88,20 @@ int main(int argc, char** argv) {
   opt.cache_dir = *dir;
   { auto fill = judge_candidate(task, candidate, opt, quiet); if (!fill) return 1; }
   std::vector<double> warm_s, speedups;
+  std::vector<std::pair<std::string, std::vector<double>>> phases;
   for (int i = 0; i < warm; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
     auto j = judge_candidate(task, candidate, opt, quiet);
+    double wall_s = seconds_since(t0);
     if (!j || j->outcome != verdict::correct) return std::fprintf(stderr, "judge_bench: warm judgment failed\n"), 1;
-    warm_s.push_back(j->total_s);
+    warm_s.push_back(wall_s);
+    for (size_t p = 0; p < j->phases_s.size(); ++p) {
+      if (phases.size() <= p) phases.push_back({j->phases_s[p].first, {}});
+      phases[p].second.push_back(j->phases_s[p].second);
+    }
     speedups.push_back(*j->speedup);
     std::printf("  warm %d: %.2f s, reference %.4f ms, candidate %.4f ms, speedup %.3f (%d pairs, %s)\n", i + 1,
-                j->total_s, j->reference.summary->median_ms, j->candidate.summary->median_ms, *j->speedup,
+                wall_s, j->reference.summary->median_ms, j->candidate.summary->median_ms, *j->speedup,
                 j->candidate.summary->samples, j->stop_reason.c_str());
   }
   remove_tree(*dir);
@@ -106,6 +117,10 @@ int main(int argc, char** argv) {
     std::printf("| seconds per judgment, warm cache (n=%d) | %.2f | %.2f | %.2f | <= 5 |\n", warm, w.median, w.min, w.max);
     std::printf("| speedup (n=%d) | %.3f | %.3f | %.3f | |\n", warm, s.median, s.min, s.max);
     std::printf("| speedup spread max/min | %.4f | | | <= 1.03 |\n", s.max / s.min);
+    for (const auto& [name, values] : phases) {
+      figures f = describe(values);
+      std::printf("| warm phase: %s (s) | %.3f | %.3f | %.3f | |\n", name.c_str(), f.median, f.min, f.max);
+    }
   }
   return 0;
 }

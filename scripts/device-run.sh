@@ -13,7 +13,9 @@ if [ "$PWD" != /work/main ] && [ ! -e /work/main ]; then mkdir -p /work && ln -s
 for step in $steps; do
   echo "=== $step"
   case $step in
-    info) build/bin/cudal1 info ;;
+    info)
+      build/bin/cudal1 info
+      python3 -c "import time; t=time.time(); import torch; a=time.time(); torch.zeros(1, device='cuda'); b=time.time(); print(f'python: import torch {a-t:.2f} s, CUDA init {b-a:.2f} s')" ;;
     examples)
       for c in examples/swish/cuda/*.cu; do build/bin/cudal1 eval -q examples/swish/task.py "$c" --timeout 3; done
       build/bin/cudal1 eval -q examples/rowsoftmax/task.py examples/rowsoftmax/cuda/correct.cu ;;

@@ -31,7 +31,7 @@ options:
   --trials N                correctness trials before timing (default 5)
   --timeout SECONDS         limit for one call of the candidate (default 10)
   --compile-timeout SECONDS limit for compiling (default 120)
-  --time-budget SECONDS     most time spent timing (default 4)
+  --time-budget SECONDS     most time spent timing (default 2)
   --min-time SECONDS        least time spent timing (default 0.25)
   --min-samples N           least timed pairs (default 10)
   --max-samples N           most timed pairs (default 2000)
@@ -109,7 +109,7 @@ int run_eval(const args_t& args) {
   judge_options opt;
   bool as_json = false, quiet = false;
   std::vector<std::string> positional;
-  option_reader r{args};
+  option_reader r{args, 0, ""};
   for (; r.i < args.size(); ++r.i) {
     const std::string& a = args[r.i];
     std::string flag = a.substr(0, a.find('='));

@@ -70,20 +70,24 @@ class judgment_run {
     j_.candidate_path = absolute_path(cand);
   }
   ~judgment_run() {
-    if (reference_) reference_->stop();
-    if (candidate_) candidate_->stop();
+    if (reference_) reference_->kill();
+    if (candidate_) candidate_->kill();
     if (!scratch_.empty() && !opt_.keep_scratch) remove_tree(scratch_);
   }
 
   result<judgment> run() {
-    auto start = std::chrono::steady_clock::now();
+    start_ = phase_start_ = std::chrono::steady_clock::now();
     if (auto s = setup(); !s) return s.err();
     if (auto s = start_reference(); !s) return s.err();
     if (auto s = start_candidate(); !s) return s.err();
+    end_phase("start");
     bool go_on = compile();
+    end_phase("compile");
     if (go_on) {
       if (auto s = await_reference(); !s) return s.err();
+      end_phase("reference");
       go_on = load();
+      end_phase("load");
     }
     if (go_on) {
       auto measured = measure();
@@ -93,7 +97,11 @@ class judgment_run {
         if (!finished) return finished.err();
       }
     }
-    j_.total_s = seconds_since(start);
+    // Both workers are ours to end now; a kill skips their exit handlers.
+    reference_->kill();
+    candidate_->kill();
+    end_phase("finish");
+    j_.total_s = seconds_since(start_);
     return j_;
   }
 
@@ -377,6 +385,7 @@ class judgment_run {
       if (!ok || !*ok) return ok;
       ++j_.trials;
     }
+    end_phase("trials");
     add_check("correctness", true, std::to_string(opt_.trials) + "/" + std::to_string(opt_.trials) +
                                        " trials with fresh inputs within tolerance");
     add_check("outputs_written", true, "every output element written in every call (NaN-prefilled)");
@@ -387,6 +396,7 @@ class judgment_run {
       auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
       if (!ok || !*ok) return ok;
     }
+    end_phase("warmup");
     auto measure_start = std::chrono::steady_clock::now();
     for (;;) {
       auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
@@ -401,6 +411,7 @@ class judgment_run {
         break;
       }
     }
+    end_phase("timing");
     return true;
   }
 
@@ -428,6 +439,11 @@ class judgment_run {
   }
 
   // ---- helpers ----------------------------------------------------------------
+  void end_phase(const char* name) {
+    j_.phases_s.emplace_back(name, seconds_since(phase_start_));
+    phase_start_ = std::chrono::steady_clock::now();
+  }
+
   bool fail(verdict v, const std::string& message) {
     j_.outcome = v;
     j_.message = message;
@@ -451,6 +467,7 @@ class judgment_run {
 
   const judge_options& opt_;
   progress_sink& progress_;
+  steady_time start_, phase_start_;
   judgment j_;
   std::mt19937_64 rng_;
   std::string scratch_, data_dir_, worker_exe_, library_;

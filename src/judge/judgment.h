@@ -56,6 +56,9 @@ struct judgment {
   std::string stop_reason;
   uint64_t seed = 0;
   double total_s = 0;
+  /// Where the time went, in order: start, compile, reference, load, trials,
+  /// warmup, timing, finish (seconds, wall clock of the judge).
+  std::vector<std::pair<std::string, double>> phases_s;
 };
 
 }  // namespace cudal1

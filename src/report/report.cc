@@ -35,6 +35,8 @@ std::string fmt_opt(const std::optional<double>& v) { return v ? fmt("%.3g", *v)
 json judgment_to_json(const judgment& j) {
   json checks = json::array();
   for (const auto& c : j.checks) checks.push_back({{"name", c.name}, {"pass", c.pass}, {"reason", c.reason}});
+  json phases = json::object();
+  for (const auto& [name, seconds] : j.phases_s) phases[name] = seconds;
   json error = nullptr;
   if (j.error.measured)
     error = {{"max_abs", optional_number(j.error.max_abs)},
@@ -59,7 +61,8 @@ json judgment_to_json(const judgment& j) {
           {"trials", j.trials},
           {"stop_reason", j.stop_reason},
           {"seed", j.seed},
-          {"seconds", j.total_s}};
+          {"seconds", j.total_s},
+          {"phases_s", phases}};
 }
 
 std::string judgment_summary(const judgment& j) {
@@ -78,7 +81,9 @@ std::string judgment_summary(const judgment& j) {
            fmt_opt(j.error.rel_norm) + " over " + std::to_string(j.calls) + " checked calls\n";
   for (const auto& c : j.checks)
     if (!c.pass) out += "  failed check " + c.name + ": " + c.reason + "\n";
-  if (!j.message.empty()) {
+  bool said = false;
+  for (const auto& c : j.checks) said |= !c.pass && c.reason.rfind(j.message, 0) == 0;
+  if (!j.message.empty() && !said) {
     std::string msg = j.message;
     size_t pos = 0;
     while ((pos = msg.find('\n', pos)) != std::string::npos) msg.replace(pos++, 1, "\n    ");

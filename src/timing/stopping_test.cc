@@ -134,7 +134,8 @@ TEST(should_stop, looser_target_converges_sooner) {
 }
 
 TEST(should_stop, time_budget_stops_unconverged_stream) {
-  const stopping_config config;  // max_time_s = 4
+  stopping_config config;
+  config.max_time_s = 4;
   uniform_source uniform(3);
   // 100 ms per pair with 50% noise: never converges within 40 pairs.
   const stop_event event = run_until_stop(

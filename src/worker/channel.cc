@@ -74,6 +74,11 @@ void worker_channel::stop() {
   }
 }
 
+void worker_channel::kill() {
+  process_.kill_and_wait();
+  alive_ = false;
+}
+
 std::string worker_channel::log_tail(int lines) const {
   auto text = read_file(log_path_);
   return text ? tail_lines(*text, lines) : "";

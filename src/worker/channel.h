@@ -36,6 +36,8 @@ class worker_channel {
   worker_reply receive(double timeout_s);
   /// Asks the worker to quit, then makes sure it is gone.
   void stop();
+  /// Ends the worker at once (SIGKILL to its process group).
+  void kill();
   const std::string& log_path() const { return log_path_; }
   /// The last lines the worker's process printed (its stdout and stderr).
   std::string log_tail(int lines = 20) const;
