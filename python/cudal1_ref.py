@@ -409,21 +409,12 @@ def compare_precise(cand, ref, rtol, atol_rel):
             "rel_norm": finite_or_none(rel_norm), "scale": scale}
 
 
-def main():
-    global torch
-    commands = os.fdopen(3, "r")
-    replies = os.fdopen(4, "w")
-
+def serve_requests(commands, replies):
+    """The worker loop: a hello, then one reply per command until quit or EOF."""
     def reply(obj):
         replies.write(json.dumps(obj, allow_nan=False) + "\n")
         replies.flush()
 
-    try:
-        import torch as _torch
-        torch = _torch
-    except Exception as e:
-        reply({"ok": False, "error": f"cannot import torch in {sys.executable}: {e}"})
-        return 1
     reply({"ok": True, "torch": torch.__version__, "python": sys.version.split()[0],
            "cuda": bool(torch.cuda.is_available())})
     ref = Reference()
@@ -447,5 +438,112 @@ def main():
     return 0
 
 
+def import_torch():
+    global torch
+    import torch as _torch
+    torch = _torch
+
+
+def main():
+    """One reference worker on fds 3 (commands) and 4 (replies)."""
+    commands = os.fdopen(3, "r")
+    replies = os.fdopen(4, "w")
+    try:
+        import_torch()
+    except Exception as e:
+        replies.write(json.dumps({"ok": False, "error": f"cannot import torch in {sys.executable}: {e}"}) + "\n")
+        replies.flush()
+        return 1
+    return serve_requests(commands, replies)
+
+
+def serve(socket_path, idle_s):
+    """The reference server: imports torch once, then forks a fresh reference
+    worker per request, so a judgment does not pay torch's import (seconds).
+
+    A request is one message on the unix socket carrying three descriptors
+    (commands, replies, log) and a JSON object {"env": {...}}; the answer is
+    the worker's pid. CUDA is never touched here: it is initialized in each
+    forked worker, after the fork. Exits after idle_s without requests.
+    """
+    import signal
+    import socket
+    import_torch()
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(socket_path)
+    except OSError:
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.connect(socket_path)
+            return 0  # another server answers there already
+        except OSError:
+            os.unlink(socket_path)  # a stale socket of a server that died
+            server.bind(socket_path)
+        finally:
+            probe.close()
+    os.chmod(socket_path, 0o600)
+    server.listen(64)
+    server.settimeout(idle_s)
+    print(f"cudal1 reference server: torch {torch.__version__}, listening on {socket_path}", flush=True)
+    while True:
+        try:
+            conn, _ = server.accept()
+        except socket.timeout:
+            break
+        conn.settimeout(10)
+        try:
+            msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
+            if len(fds) != 3:
+                raise ValueError("a request carries three descriptors")
+            while True:  # the client shuts its side down after the request
+                more = conn.recv(1 << 20)
+                if not more:
+                    break
+                msg += more
+            request = json.loads(msg)
+        except Exception as e:
+            print(f"bad request: {e}", flush=True)
+            conn.close()
+            continue
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            server.close()
+            conn.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            os.setpgid(0, 0)  # its own group, killed whole by the judge
+            for target, fd in ((3, fds[0]), (4, fds[1]), (1, fds[2]), (2, fds[2])):
+                os.dup2(fd, target)
+            for fd in fds:
+                if fd > 4:
+                    os.close(fd)
+            os.environ.clear()
+            os.environ.update(request.get("env", {}))
+            code = 1
+            try:
+                code = serve_requests(os.fdopen(3, "r"), os.fdopen(4, "w"))
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        for fd in fds:
+            os.close(fd)
+        try:
+            conn.sendall(f"{pid}\n".encode())
+        except OSError:
+            pass
+        conn.close()
+    try:
+        os.unlink(socket_path)
+    except OSError:
+        pass
+    return 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "--serve":
+        sys.exit(serve(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 600.0))
     sys.exit(main())

@@ -89,7 +89,7 @@ std::string exit_info::describe() const {
     const char* abbrev = sigabbrev_np(signal);
     return "signal " + std::to_string(signal) + (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
   }
-  return "unknown exit";
+  return "exit status unknown";
 }
 
 double seconds_since(steady_time start) {
@@ -187,6 +187,27 @@ result<child_process> child_process::spawn(const worker_spawn& options) {
   return child;
 }
 
+child_process child_process::adopt(pid_t pid, int to_child_fd, int from_child_fd) {
+  child_process child;
+  child.pid_ = pid;
+  child.to_child_ = to_child_fd;
+  child.from_child_ = from_child_fd;
+  child.ours_ = false;
+  return child;
+}
+
+namespace {
+// Waits until a process that is not our child has gone (its parent reaps it).
+bool wait_gone(pid_t pid, double timeout_s) {
+  auto start = std::chrono::steady_clock::now();
+  while (kill(pid, 0) == 0) {
+    if (seconds_since(start) > timeout_s) return false;
+    usleep(1000);
+  }
+  return true;
+}
+}  // namespace
+
 child_process::child_process(child_process&& o) noexcept { *this = std::move(o); }
 
 child_process& child_process::operator=(child_process&& o) noexcept {
@@ -198,6 +219,7 @@ child_process& child_process::operator=(child_process&& o) noexcept {
   from_child_ = o.from_child_;
   buffer_ = std::move(o.buffer_);
   reaped_ = o.reaped_;
+  ours_ = o.ours_;
   exit_ = o.exit_;
   o.pid_ = -1;
   o.to_child_ = o.from_child_ = -1;
@@ -255,16 +277,28 @@ exit_info child_process::kill_and_wait() {
   if (pid_ <= 0 || reaped_) return exit_;
   kill(-pid_, SIGKILL);
   kill(pid_, SIGKILL);
+  reaped_ = true;
+  if (!ours_) {
+    wait_gone(pid_, 5.0);
+    exit_ = exit_info{};
+    return exit_;
+  }
   int wstatus = 0;
   while (waitpid(pid_, &wstatus, 0) < 0 && errno == EINTR) {
   }
-  reaped_ = true;
   exit_ = decode_status(wstatus);
   return exit_;
 }
 
 exit_info child_process::wait_or_kill(double timeout_s) {
   if (pid_ <= 0 || reaped_) return exit_;
+  if (!ours_) {
+    if (wait_gone(pid_, timeout_s)) {
+      reaped_ = true;
+      return exit_;
+    }
+    return kill_and_wait();
+  }
   auto start = std::chrono::steady_clock::now();
   while (seconds_since(start) < timeout_s) {
     int wstatus = 0;

@@ -63,6 +63,10 @@ class child_process {
   enum class read_status { line, timeout, closed };
 
   static result<child_process> spawn(const worker_spawn& options);
+  /// Takes over a process another process forked for us (the reference
+  /// server's workers): we hold its pipes and may kill it, but cannot wait
+  /// for it, so its exit status is unknown.
+  static child_process adopt(pid_t pid, int to_child_fd, int from_child_fd);
   child_process(child_process&& other) noexcept;
   child_process& operator=(child_process&& other) noexcept;
   child_process(const child_process&) = delete;
@@ -87,6 +91,7 @@ class child_process {
   int from_child_ = -1;
   std::string buffer_;
   bool reaped_ = false;
+  bool ours_ = true;  // our child: waitpid works
   exit_info exit_;
 };
 

@@ -41,6 +41,11 @@ options:
   --cache-dir DIR           compile cache (default: $CUDAL1_CACHE_DIR or
                             ~/.cache/cudal1)
   --keep-scratch            keep the judgment's scratch folder (logs)
+  --no-ref-server           start the reference's Python afresh (pays torch's
+                            import every time) instead of forking it from the
+                            reference server, a background Python that keeps
+                            torch imported and exits after 10 idle minutes
+                            (also: CUDAL1_REF_SERVER=0)
   -q, --quiet               no progress on stderr
 
 Exit status: 0 when every candidate got a verdict, whatever it was; 2 for
@@ -121,6 +126,7 @@ int run_eval(const args_t& args) {
     } else if (a == "--json") as_json = true;
     else if (a == "-q" || a == "--quiet") quiet = true;
     else if (a == "--keep-scratch") opt.keep_scratch = true;
+    else if (a == "--no-ref-server") opt.reference_server = false;
     else if (flag == "--backend") ok = r.value(&opt.backend);
     else if (flag == "--python") ok = r.value(&opt.python);
     else if (flag == "--profile") ok = r.value(&opt.profile);

@@ -22,6 +22,7 @@
 #include "task/python.h"
 #include "worker/channel.h"
 #include "worker/layout.h"
+#include "worker/ref_server.h"
 
 namespace cudal1 {
 
@@ -148,14 +149,10 @@ class judgment_run {
         python_errors_ += "\n  " + py + ": not an executable";
         continue;
       }
-      worker_spawn spawn;
-      spawn.argv = {full, "-u", data_dir_ + "/python/cudal1_ref.py"};
-      spawn.log_path = scratch_ + "/reference.log";
-      // Idle OpenMP threads of the reference must not spin while the candidate runs.
-      spawn.env = {"OMP_WAIT_POLICY=PASSIVE", "PYTHONDONTWRITEBYTECODE=1"};
-      auto ch = worker_channel::start(spawn);
-      if (!ch) return ch.err();
-      reference_.emplace(std::move(*ch));
+      if (auto s = spawn_reference(full); !s) {
+        python_errors_ += "\n  " + full + ": " + s.message();
+        continue;
+      }
       j_.python = full;
       json init = {{"op", "init"},
                    {"task", j_.task_path},
@@ -177,6 +174,33 @@ class judgment_run {
     }
     return make_error("no Python with PyTorch found; install one (Debian: apt-get install python3-torch) or pass --python PATH. Tried:" +
                       python_errors_);
+  }
+
+  // A fresh reference worker for this interpreter: forked by the reference
+  // server (torch already imported) where it can be, else started directly.
+  status spawn_reference(const std::string& python) {
+    std::string script = data_dir_ + "/python/cudal1_ref.py";
+    std::string log = scratch_ + "/reference.log";
+    // Idle OpenMP threads of the reference must not spin while the candidate runs.
+    std::vector<std::string> env = {"OMP_WAIT_POLICY=PASSIVE", "PYTHONDONTWRITEBYTECODE=1"};
+    if (reference_server_enabled() && opt_.reference_server) {
+      bool unusable = false;
+      auto child = fork_reference({python, script, log, env}, &unusable);
+      if (child) {
+        reference_.emplace(worker_channel::adopt(std::move(*child), log));
+        return ok_status();
+      }
+      if (unusable) return make_error(child.message());
+      // Otherwise the server is what failed: a worker of our own will do.
+    }
+    worker_spawn spawn;
+    spawn.argv = {python, "-u", script};
+    spawn.log_path = log;
+    spawn.env = env;
+    auto ch = worker_channel::start(spawn);
+    if (!ch) return ch.err();
+    reference_.emplace(std::move(*ch));
+    return ok_status();
   }
 
   status await_reference() {

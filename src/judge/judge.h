@@ -26,6 +26,9 @@ struct judge_options {
   stopping_config stopping;
   std::optional<uint64_t> seed;  // for reproducing a judgment; default: random
   bool keep_scratch = false;
+  /// Fork reference workers from a long-lived server that has imported torch
+  /// (also off when CUDAL1_REF_SERVER=0).
+  bool reference_server = true;
 };
 
 /// Where progress goes; the CLI prints it to stderr, tests ignore it.

@@ -12,6 +12,10 @@ result<worker_channel> worker_channel::start(const worker_spawn& spawn) {
   return worker_channel(std::move(*p), spawn.log_path);
 }
 
+worker_channel worker_channel::adopt(child_process process, std::string log_path) {
+  return worker_channel(std::move(process), std::move(log_path));
+}
+
 worker_reply worker_channel::receive(double timeout_s) {
   worker_reply r;
   auto start = std::chrono::steady_clock::now();

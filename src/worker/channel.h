@@ -24,6 +24,8 @@ struct worker_reply {
 class worker_channel {
  public:
   static result<worker_channel> start(const worker_spawn& spawn);
+  /// A channel to a process started some other way (the reference server's).
+  static worker_channel adopt(child_process process, std::string log_path);
   worker_channel(worker_channel&&) = default;
   worker_channel& operator=(worker_channel&&) = default;
 
