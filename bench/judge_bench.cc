@@ -80,7 +80,11 @@ int main(int argc, char** argv) {
       return std::fprintf(stderr, "judge_bench: verdict %s: %s\n", to_string(j->outcome), j->message.c_str()), 1;
     cold_s.push_back(wall_s);
     cold_compile_s.push_back(j->compile_s);
-    std::printf("  cold %d: %.2f s (compile %.2f s), speedup %.3f\n", i + 1, wall_s, j->compile_s, *j->speedup);
+    double reference_s = 0;
+    for (const auto& [name, seconds] : j->phases_s)
+      if (name == "start" || name == "reference") reference_s += seconds;
+    std::printf("  cold %d: %.2f s (compile %.2f s, start+reference %.2f s), speedup %.3f\n", i + 1, wall_s,
+                j->compile_s, reference_s, *j->speedup);
   }
 
   auto dir = make_temp_dir("cudal1-bench-cache");
@@ -104,6 +108,17 @@ int main(int argc, char** argv) {
                 wall_s, j->reference.summary->median_ms, j->candidate.summary->median_ms, *j->speedup,
                 j->candidate.summary->samples, j->stop_reason.c_str());
   }
+  // The same warm judgments without the reference server: each starts Python
+  // and imports torch afresh.
+  std::vector<double> no_server_s;
+  opt.reference_server = false;
+  for (int i = 0; i < std::min(warm, 2); ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto j = judge_candidate(task, candidate, opt, quiet);
+    if (!j || j->outcome != verdict::correct) return std::fprintf(stderr, "judge_bench: judgment failed\n"), 1;
+    no_server_s.push_back(seconds_since(t0));
+    std::printf("  warm, no reference server %d: %.2f s, speedup %.3f\n", i + 1, no_server_s.back(), *j->speedup);
+  }
   remove_tree(*dir);
 
   std::printf("\n| measure | median | min | max | target |\n|---|---|---|---|---|\n");
@@ -117,6 +132,11 @@ int main(int argc, char** argv) {
     std::printf("| seconds per judgment, warm cache (n=%d) | %.2f | %.2f | %.2f | <= 5 |\n", warm, w.median, w.min, w.max);
     std::printf("| speedup (n=%d) | %.3f | %.3f | %.3f | |\n", warm, s.median, s.min, s.max);
     std::printf("| speedup spread max/min | %.4f | | | <= 1.03 |\n", s.max / s.min);
+    if (!no_server_s.empty()) {
+      figures n = describe(no_server_s);
+      std::printf("| seconds per judgment, warm cache, no reference server (n=%zu) | %.2f | %.2f | %.2f | |\n",
+                  no_server_s.size(), n.median, n.min, n.max);
+    }
     for (const auto& [name, values] : phases) {
       figures f = describe(values);
       std::printf("| warm phase: %s (s) | %.3f | %.3f | %.3f | |\n", name.c_str(), f.median, f.min, f.max);

@@ -58,7 +58,8 @@ TEST(should_stop, constant_samples_converge_at_min_samples) {
 }
 
 TEST(should_stop, constant_samples_wait_for_min_time) {
-  const stopping_config config;  // min_time_s = 0.25
+  stopping_config config;
+  config.min_time_s = 0.25;
   // 10 ms per pair: min_time_s is reached at the 25th pair.
   const stop_event event = run_until_stop(
       config, [] { return std::pair{1.0, 2.0}; }, [](int n) { return n * 0.01; });
