@@ -99,6 +99,11 @@ int main(int argc, char** argv) {
     double wall_s = seconds_since(t0);
     if (!j || j->outcome != verdict::correct) return std::fprintf(stderr, "judge_bench: warm judgment failed\n"), 1;
     warm_s.push_back(wall_s);
+    if (i == 0) {
+      std::printf("  per-call requests (median ms, judge's clock):");
+      for (const auto& [op, ms] : j->requests_ms) std::printf(" %s %.2f", op.c_str(), summarize_samples(ms).median_ms);
+      std::printf("\n");
+    }
     for (size_t p = 0; p < j->phases_s.size(); ++p) {
       if (phases.size() <= p) phases.push_back({j->phases_s[p].first, {}});
       phases[p].second.push_back(j->phases_s[p].second);

@@ -252,6 +252,10 @@ class judgment_run {
     spawn.working_dir = scratch_;
     spawn.limits.open_files = 256;
     spawn.limits.cpu_seconds = 3600;
+    // A bound on the candidate's memory, so a huge allocation fails in the
+    // worker instead of waking the OOM killer. Not on CUDA: the driver
+    // reserves address ranges far larger than any real use.
+    if (j_.backend == "cpu") spawn.limits.address_bytes = candidate_memory_limit();
     auto ch = worker_channel::start(spawn);
     if (!ch) return ch.err();
     candidate_.emplace(std::move(*ch));
@@ -262,6 +266,12 @@ class judgment_run {
     }
     j_.device = hello.body["device"];
     return ok_status();
+  }
+
+  // Three quarters of the machine's memory, at least 4 GiB.
+  static uint64_t candidate_memory_limit() {
+    uint64_t total = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
+    return std::max<uint64_t>(total / 4 * 3, 4ull << 30);
   }
 
   // ---- compile --------------------------------------------------------------
@@ -339,27 +349,33 @@ class judgment_run {
   result<bool> call_once(double* ref_ms, double* cand_ms, double* cand_wall_ms) {
     worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
     if (prep.what != worker_reply::kind::ok) return reference_error("generating inputs", prep);
+    j_.requests_ms["prepare"].push_back(prep.wall_ms);
     bool candidate_first = rng_() & 1;
     for (int side = 0; side < 2; ++side) {
       if ((side == 0) == candidate_first) {
         worker_reply st = candidate_->request({{"op", "stage"}, {"arena", j_.calls % 2}, {"shift", (rng_() % 4096) * 256}},
                                               kRefCallTimeoutS);
         if (st.what != worker_reply::kind::ok) return candidate_failure("preparing a call", st);
+        j_.requests_ms["stage"].push_back(st.wall_ms);
         worker_reply run = candidate_->request({{"op", "run"}}, opt_.call_timeout_s);
         if (run.what != worker_reply::kind::ok) return candidate_failure("calling cudal1_forward", run);
         *cand_ms = run.body.value("ms", 0.0);
         *cand_wall_ms = run.wall_ms;
+        j_.requests_ms["run"].push_back(run.wall_ms);
         worker_reply col = candidate_->request({{"op", "collect"}}, kRefCallTimeoutS);
         if (col.what != worker_reply::kind::ok) return candidate_failure("collecting outputs", col);
+        j_.requests_ms["collect"].push_back(col.wall_ms);
       } else {
         worker_reply run = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
         if (run.what != worker_reply::kind::ok) return reference_error("running the reference", run);
         *ref_ms = run.body.value("ms", 0.0);
+        j_.requests_ms["reference_run"].push_back(run.wall_ms);
       }
     }
     ++j_.calls;
     worker_reply chk = reference_->request({{"op", "check"}}, kRefCallTimeoutS);
     if (chk.what != worker_reply::kind::ok) return reference_error("checking outputs", chk);
+    j_.requests_ms["check"].push_back(chk.wall_ms);
     return check_call(chk.body, *cand_ms, *cand_wall_ms);
   }
 

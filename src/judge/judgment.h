@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,9 @@ struct judgment {
   /// Where the time went, in order: start, compile, reference, load, trials,
   /// warmup, timing, finish (seconds, wall clock of the judge).
   std::vector<std::pair<std::string, double>> phases_s;
+  /// The judge's wall clock around each kind of worker request of the call
+  /// loop (prepare, reference_run, stage, run, collect, check), per call.
+  std::map<std::string, std::vector<double>> requests_ms;
 };
 
 }  // namespace cudal1

@@ -35,6 +35,9 @@ std::string fmt_opt(const std::optional<double>& v) { return v ? fmt("%.3g", *v)
 json judgment_to_json(const judgment& j) {
   json checks = json::array();
   for (const auto& c : j.checks) checks.push_back({{"name", c.name}, {"pass", c.pass}, {"reason", c.reason}});
+  json requests = json::object();
+  for (const auto& [op, ms] : j.requests_ms)
+    if (!ms.empty()) requests[op] = {{"median_ms", summarize_samples(ms).median_ms}, {"count", ms.size()}};
   json phases = json::object();
   for (const auto& [name, seconds] : j.phases_s) phases[name] = seconds;
   json error = nullptr;
@@ -62,7 +65,8 @@ json judgment_to_json(const judgment& j) {
           {"stop_reason", j.stop_reason},
           {"seed", j.seed},
           {"seconds", j.total_s},
-          {"phases_s", phases}};
+          {"phases_s", phases},
+          {"requests_ms", requests}};
 }
 
 std::string judgment_summary(const judgment& j) {
