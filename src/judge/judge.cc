@@ -58,11 +58,6 @@ constexpr double kRefCallTimeoutS = 300;   // one reference call or check
 constexpr uint64_t kCpuFlushBytes = 64ull << 20;
 constexpr uint64_t kCudaFlushBytes = 256ull << 20;  // >= 2x the L2 of an H200 (60 MB) or B200 (126 MB)
 
-// Failure of a setup step, carried out of the driver as an error.
-struct setup_failure {
-  std::string message;
-};
-
 class judgment_run {
  public:
   judgment_run(std::string task, std::string cand, const judge_options& opt, progress_sink& progress)
@@ -172,6 +167,8 @@ class judgment_run {
       (void)reference_->send(init);
       return ok_status();
     }
+    if (!opt_.python.empty())
+      return make_error("no Python with PyTorch found: --python" + python_errors_.substr(python_errors_.find('\n') + 2));
     return make_error("no Python with PyTorch found; install one (Debian: apt-get install python3-torch) or pass --python PATH. Tried:" +
                       python_errors_);
   }
@@ -185,7 +182,9 @@ class judgment_run {
     std::vector<std::string> env = {"OMP_WAIT_POLICY=PASSIVE", "PYTHONDONTWRITEBYTECODE=1"};
     if (reference_server_enabled() && opt_.reference_server) {
       bool unusable = false;
-      auto child = fork_reference({python, script, log, env}, &unusable);
+      reference_fork_request req{python, script, log, env};
+      req.use_remembered = opt_.python.empty();  // a chosen interpreter is always tried afresh
+      auto child = fork_reference(req, &unusable);
       if (child) {
         reference_.emplace(worker_channel::adopt(std::move(*child), log));
         return ok_status();

@@ -114,7 +114,8 @@ result<int> connect_or_start(const reference_fork_request& req, const std::vecto
       if (fd >= 0) return fd;
       auto log = read_file(server_log);
       *ended = true;
-      return make_error("the reference server ended: " + (log ? tail_lines(*log, 1) : "no log"));
+      std::string last = log ? tail_lines(*log, 1) : "";
+      return make_error("the reference server ended: " + (last.empty() ? "it printed nothing" : last));
     }
     usleep(20000);
   }
@@ -174,7 +175,7 @@ result<child_process> fork_reference(const reference_fork_request& req, bool* py
   if (!folder) return folder.err();
   std::string marker = *folder + "/no-torch-" + sha256_hex(req.python).substr(0, 16);
   struct stat st;
-  if (stat(marker.c_str(), &st) == 0 && time(nullptr) - st.st_mtime < 600) {
+  if (req.use_remembered && stat(marker.c_str(), &st) == 0 && time(nullptr) - st.st_mtime < 600) {
     *python_unusable = true;
     auto why = read_file(marker);
     return make_error((why ? *why : "no torch") + " (remembered for 10 minutes)");

@@ -23,6 +23,7 @@ struct reference_fork_request {
   std::string log_path;             // the worker's stdout and stderr
   std::vector<std::string> env;     // "NAME=value" added to the worker's (and server's) environment
   double start_timeout_s = 180;     // a cold server imports torch first
+  bool use_remembered = true;       // skip an interpreter remembered as without torch
 };
 
 /// A fresh reference worker forked by the server for `python` (started if
