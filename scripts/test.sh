@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${CUDAL1_BUILD_DIR:-build}
 cd "$build"
+# Reference servers the tests start need not outlive them by long.
+export CUDAL1_REF_SERVER_IDLE=${CUDAL1_REF_SERVER_IDLE:-60}
 if bin/cudal1 info --json 2>/dev/null | grep -q '"cuda_available": true'; then
   ctest --output-on-failure
 else

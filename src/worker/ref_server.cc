@@ -71,7 +71,8 @@ int connect_to(const std::string& path) {
 // Starts a detached server (own session, so it outlives this judgment).
 result<pid_t> start_server(const reference_fork_request& req, const std::vector<std::string>& env,
                            const std::string& socket_path, const std::string& log_path) {
-  std::vector<std::string> argv = {req.python, "-u", req.script, "--serve", socket_path, "600"};
+  std::string idle_s = env_or("CUDAL1_REF_SERVER_IDLE", "600");
+  std::vector<std::string> argv = {req.python, "-u", req.script, "--serve", socket_path, idle_s};
   std::vector<char*> cargv, cenv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);

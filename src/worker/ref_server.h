@@ -3,7 +3,7 @@
 // judgment does not pay torch's import (4.7 s measured on the H200 machine).
 //
 // The server is started on first use, detached, and exits after ten idle
-// minutes. Its socket lives in a private folder ($XDG_RUNTIME_DIR/cudal1, or
+// minutes ($CUDAL1_REF_SERVER_IDLE seconds). Its socket lives in a private folder ($XDG_RUNTIME_DIR/cudal1, or
 // /tmp/cudal1-UID), named by a hash of the interpreter, the worker script and
 // the environment variables torch reads at import, so a change of any of them
 // gets a server of its own.
