@@ -117,9 +117,49 @@ def as_output_list(out):
     raise TaskError(f"Model.forward returned a {type(out).__name__}; expected a tensor or a tuple of tensors")
 
 
+class Fingerprints:
+    """Samples of the reference outputs of recent calls (the same random
+    positions every call), to recognize a candidate output replayed from an
+    earlier call without keeping whole outputs."""
+
+    KEEP = 64
+    SAMPLES = 4096
+
+    def __init__(self):
+        self.positions = None  # per output: flat indices
+        self.history = []      # (call number, [per output: sampled values])
+        self.calls = 0
+
+    def sample(self, i, t):
+        flat = t.reshape(-1)
+        return flat[self.positions[i].to(flat.device)].double().cpu()
+
+    def add(self, outs):
+        self.calls += 1
+        if self.positions is None:
+            gen = torch.Generator().manual_seed(12345)
+            self.positions = [torch.randint(0, max(o.numel(), 1), (min(self.SAMPLES, o.numel()),), generator=gen)
+                              for o in outs]
+        self.history.append((self.calls, [self.sample(i, o) for i, o in enumerate(outs)]))
+        del self.history[:-self.KEEP]
+
+    def match(self, i, cand, rtol, atol):
+        """The number of an earlier call whose reference the candidate's
+        output i matches at every sampled position, or None."""
+        if self.positions is None or self.positions[i].numel() == 0:
+            return None
+        c = self.sample(i, cand)
+        for call, samples in reversed(self.history):
+            r = samples[i]
+            if bool(((c - r).abs() <= atol + rtol * r.abs()).all()):
+                return call
+        return None
+
+
 class Reference:
     def __init__(self):
         self.exchange = None
+        self.fingerprints = Fingerprints()
 
     # ---- init -------------------------------------------------------------
     def init(self, msg):
@@ -270,13 +310,21 @@ class Reference:
 
     def check(self, msg):
         figures = []
-        for spec, ref in zip(self.out_specs, self.ref_out):
+        for i, (spec, ref) in enumerate(zip(self.out_specs, self.ref_out)):
             if list(ref.shape) != spec["shape"] or self.names.get(ref.dtype) != spec["dtype"]:
                 raise TaskError(f"Model.forward returned {spec['name']} with another shape or dtype for other inputs")
-            rtol, atol_rel = self.tolerances[spec["dtype"]]
-            figures.append(compare(self.view(spec), ref, rtol, atol_rel))
+            rtol, atol_rel, rel_norm = self.tolerances[spec["dtype"]]
+            f = compare(self.view(spec), ref, rtol, atol_rel)
+            if not passes(f, rel_norm):
+                # A wrong output that is right for an earlier call's inputs is
+                # a replayed result (inputs are fresh every call).
+                call = self.fingerprints.match(i, self.view(spec), rtol, atol_rel * f["scale"])
+                if call is not None:
+                    f["replays_call"] = call
+            figures.append(f)
         changed = [spec["name"] for spec, v in zip(self.arg_specs, self.pristine)
                    if not bitwise_equal(self.view(spec), as_tensor_arg(v, spec["name"]).to(self.device))]
+        self.fingerprints.add(self.ref_out)
         return {"ok": True, "outputs": figures, "changed_inputs": changed}
 
     def check_params(self, msg):
@@ -314,6 +362,12 @@ class _NullContext:
 
     def __exit__(self, *exc):
         return False
+
+
+def passes(figures, rel_norm):
+    """The judge's rule (src/check/tolerance.cc), for the replay test here."""
+    return figures["bad"] == 0 and figures["unwritten"] == 0 and figures["rel_norm"] is not None \
+        and figures["rel_norm"] <= rel_norm
 
 
 def bitwise_equal(a, b):
@@ -424,17 +478,19 @@ def serve_requests(commands, replies):
         msg = json.loads(line)
         op = msg.get("op")
         if op == "quit":
-            reply({"ok": True})
+            reply({"ok": True, "id": msg.get("id")})
             return 0
         try:
             if op not in handlers:
                 raise TaskError(f"unknown command {op}")
-            reply(handlers[op](msg))
+            answer = handlers[op](msg)
         except TaskError as e:
-            reply({"ok": False, "kind": "task", "error": str(e)})
+            answer = {"ok": False, "kind": "task", "error": str(e)}
         except Exception as e:
             tb = traceback.format_exc().strip().splitlines()
-            reply({"ok": False, "error": f"{type(e).__name__}: {e}\n" + "\n".join(tb[-6:])})
+            answer = {"ok": False, "error": f"{type(e).__name__}: {e}\n" + "\n".join(tb[-6:])}
+        answer["id"] = msg.get("id")
+        reply(answer)
     return 0
 
 

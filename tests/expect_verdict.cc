@@ -1,5 +1,7 @@
 // expect_verdict: runs `cudal1 eval ... --json` and checks each candidate's
-// verdict against the first line of its source ("// expect: VERDICT").
+// verdict against the first line of its source ("// expect: VERDICT") and,
+// where its second line says "// expect-hack: CLASS", that the judgment
+// reports a hack of that class (and none where it says nothing).
 //
 //   expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] -- TASK CAND... [eval flags]
 //
@@ -21,6 +23,17 @@ std::string expected_verdict(const std::string& path) {
   std::string line;
   std::getline(in, line);
   const std::string tag = "// expect: ";
+  return line.rfind(tag, 0) == 0 ? line.substr(tag.size()) : "";
+}
+
+// The hack class a candidate must be caught with ("// expect-hack: CLASS" on
+// its second line), or empty.
+std::string expected_hack(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::getline(in, line);
+  const std::string tag = "// expect-hack: ";
   return line.rfind(tag, 0) == 0 ? line.substr(tag.size()) : "";
 }
 
@@ -46,10 +59,13 @@ int main(int argc, char** argv) {
     if (a == "--expect-exit" && i + 1 < argc) expect_exit = std::stoi(argv[++i]);
     else if (a == "--expect-stderr" && i + 1 < argc) expect_text = argv[++i];
   }
-  std::vector<std::string> expected;
+  std::vector<std::string> expected, expected_hacks;
   for (++i; i < argc; ++i) {
     cmd.push_back(argv[i]);
-    if (is_candidate(argv[i]) && std::string(argv[i - 1]).rfind("--", 0) != 0) expected.push_back(expected_verdict(argv[i]));
+    if (is_candidate(argv[i]) && std::string(argv[i - 1]).rfind("--", 0) != 0) {
+      expected.push_back(expected_verdict(argv[i]));
+      expected_hacks.push_back(expected_hack(argv[i]));
+    }
   }
   auto run = cudal1::run_command(cmd, 280);
   if (!run) {
@@ -87,8 +103,19 @@ int main(int argc, char** argv) {
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || seen >= expected.size()) continue;
     std::string got = j.value("verdict", "?");
+    std::string want_hack = expected_hacks[seen];
     std::string want = expected[seen++];
     bool ok = got == want;
+    if (ok && !want_hack.empty()) {
+      bool caught = false;
+      for (const auto& h : j["hacks"]) caught |= h.value("class", "") == want_hack;
+      if (!caught) std::printf("FAIL: no hack of class %s reported\n", want_hack.c_str());
+      ok = caught;
+    }
+    if (ok && want_hack.empty() && !j["hacks"].empty()) {
+      std::printf("FAIL: hacks reported where none was expected: %s\n", j["hacks"].dump().c_str());
+      ok = false;
+    }
     if (ok && got == "correct") {
       ok = j["speedup"].is_number() && j["speedup"].get<double>() > 0 && j["candidate"]["samples"].get<int>() > 0;
       if (!ok) std::printf("FAIL: a correct verdict must carry a speedup and samples\n");

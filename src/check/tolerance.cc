@@ -20,7 +20,7 @@ nlohmann::json tolerance_table_json() {
   nlohmann::json j;
   for (const char* d : {"f32", "f16", "bf16", "f64", "i32", "i64", "bool", "u8", "i8"}) {
     tolerance t = tolerance_for(d);
-    j[d] = {t.rtol, t.atol_rel};
+    j[d] = {t.rtol, t.atol_rel, t.rel_norm};
   }
   return j;
 }

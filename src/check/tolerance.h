@@ -24,7 +24,7 @@ struct tolerance {
 /// and boolean outputs must match exactly.
 tolerance tolerance_for(const std::string& dtype);
 
-/// {"f32": [rtol, atol_rel], ...}: what the reference worker needs.
+/// {"f32": [rtol, atol_rel, rel_norm], ...}: what the reference worker needs.
 nlohmann::json tolerance_table_json();
 
 /// Error figures of one output in one call, as the reference worker reports them.

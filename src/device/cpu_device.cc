@@ -16,10 +16,10 @@
 namespace cudal1 {
 namespace {
 
-// One sentinel element for a dtype: NaN for floating types, all-ones bytes
-// for the others (an impossible bool, -1 for signed integers).
-void sentinel_bytes(int dtype_code, unsigned char out[8], int* size) {
-  std::memset(out, 0xFF, 8);
+// One sentinel element for a dtype: NaN for floating types; for the others
+// all-ones bytes (variant 0: an impossible bool, -1) or 0x5A bytes (variant 1).
+void sentinel_bytes(int dtype_code, int variant, unsigned char out[8], int* size) {
+  std::memset(out, variant ? 0x5A : 0xFF, 8);
   switch (dtype_code) {
     case CUDAL1_F32: {
       float v = std::numeric_limits<float>::quiet_NaN();
@@ -85,10 +85,10 @@ class cpu_device final : public device {
     return ok_status();
   }
 
-  status fill_sentinel(void* ptr, size_t bytes, int dtype_code) override {
+  status fill_sentinel(void* ptr, size_t bytes, int dtype_code, int variant) override {
     unsigned char pattern[8];
     int size = 1;
-    sentinel_bytes(dtype_code, pattern, &size);
+    sentinel_bytes(dtype_code, variant, pattern, &size);
     auto* p = static_cast<unsigned char*>(ptr);
     for (size_t i = 0; i + size <= bytes; i += size) std::memcpy(p + i, pattern, size);
     return ok_status();

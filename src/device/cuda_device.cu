@@ -106,8 +106,8 @@ class cuda_device final : public device {
     return ok_status();
   }
 
-  status fill_sentinel(void* ptr, size_t bytes, int dtype_code) override {
-    uint64_t pattern = ~uint64_t{0};
+  status fill_sentinel(void* ptr, size_t bytes, int dtype_code, int variant) override {
+    uint64_t pattern = variant ? 0x5A5A5A5A5A5A5A5Aull : ~uint64_t{0};
     int size = 1;
     switch (dtype_code) {
       case CUDAL1_F32: pattern = 0x7FC00000u; size = 4; break;
@@ -158,6 +158,19 @@ class cuda_device final : public device {
     CUDAL1_CUDA_TRY(cudaDeviceSynchronize());
     CUDAL1_CUDA_TRY(cudaGetLastError());
     return ok_status();
+  }
+
+  std::string cache_tampering() override {
+    std::string evidence;
+    cudaStreamAttrValue window{};
+    if (cudaStreamGetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &window) == cudaSuccess &&
+        window.accessPolicyWindow.num_bytes > 0)
+      evidence = "an access-policy window of " + std::to_string(window.accessPolicyWindow.num_bytes) +
+                 " bytes on the judge's stream";
+    size_t persisting = 0;
+    if (persisting_l2_ && cudaDeviceGetLimit(&persisting, cudaLimitPersistingL2CacheSize) == cudaSuccess && persisting > 0)
+      evidence += std::string(evidence.empty() ? "" : "; ") + "a persisting-L2 limit of " + std::to_string(persisting) + " bytes";
+    return evidence;
   }
 
  private:

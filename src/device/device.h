@@ -47,8 +47,10 @@ class device {
   virtual result<void*> open_exchange(const exchange_ref& ref) = 0;
   /// Synchronous copy within device memory (the exchange counts as device memory).
   virtual status copy(void* dst, const void* src, size_t bytes) = 0;
-  /// Fills with the sentinel for a dtype: NaN for floating types, all-ones bytes otherwise.
-  virtual status fill_sentinel(void* ptr, size_t bytes, int dtype_code) = 0;
+  /// Fills with a sentinel for a dtype: NaN for floating types; for the
+  /// others all-ones bytes (variant 0) or 0x5A bytes (variant 1), so an
+  /// element left unwritten cannot match the reference in both variants.
+  virtual status fill_sentinel(void* ptr, size_t bytes, int dtype_code, int variant) = 0;
   /// Evicts caches before a sample: on CUDA a write of twice the L2 and a
   /// reset of persisting L2 lines; on the CPU a write of a large buffer.
   virtual status flush_caches() = 0;
@@ -62,6 +64,9 @@ class device {
   virtual result<double> stop_timer() = 0;
   /// Synchronizes and reports any pending device error.
   virtual status synchronize() = 0;
+  /// After a call: evidence that the candidate set up persisting-L2 or other
+  /// cache state that would outlive the flush; empty when there is none.
+  virtual std::string cache_tampering() { return ""; }
 };
 
 /// The CPU backend (always available).

@@ -330,7 +330,9 @@ class judgment_run {
         return fail(verdict::runtime_error, "the candidate's process ended while " + doing + " (" + r.exit.describe() + ")" +
                                                 log_suffix());
       default:
-        if (r.failure_kind() == "internal" || r.failure_kind() == "protocol")
+        if (r.failure_kind() == "protocol")
+          return reject("protocol_tampering", "while " + doing + ", " + r.message());
+        if (r.failure_kind() == "internal")
           return fail(verdict::runtime_error, "worker error while " + doing + ": " + r.message() + log_suffix());
         return fail(verdict::runtime_error, r.message() + log_suffix());
     }
@@ -352,14 +354,20 @@ class judgment_run {
     bool candidate_first = rng_() & 1;
     for (int side = 0; side < 2; ++side) {
       if ((side == 0) == candidate_first) {
-        worker_reply st = candidate_->request({{"op", "stage"}, {"arena", j_.calls % 2}, {"shift", (rng_() % 4096) * 256}},
-                                              kRefCallTimeoutS);
+        worker_reply st = candidate_->request(
+            {{"op", "stage"}, {"arena", j_.calls % 2}, {"shift", (rng_() % 4096) * 256}, {"sentinel", j_.calls % 2}},
+            kRefCallTimeoutS);
         if (st.what != worker_reply::kind::ok) return candidate_failure("preparing a call", st);
         j_.requests_ms["stage"].push_back(st.wall_ms);
         worker_reply run = candidate_->request({{"op", "run"}}, opt_.call_timeout_s);
         if (run.what != worker_reply::kind::ok) return candidate_failure("calling cudal1_forward", run);
         *cand_ms = run.body.value("ms", 0.0);
         *cand_wall_ms = run.wall_ms;
+        if (!run.body.value("new_threads", json::array()).empty())
+          return reject("background_thread", "threads still running after cudal1_forward returned: " +
+                                                 run.body["new_threads"].dump() + " (call " + std::to_string(j_.calls + 1) + ")");
+        if (std::string cache = run.body.value("cache_tampering", ""); !cache.empty())
+          return reject("cache_game", "the call left " + cache + " (call " + std::to_string(j_.calls + 1) + ")");
         j_.requests_ms["run"].push_back(run.wall_ms);
         worker_reply col = candidate_->request({{"op", "collect"}}, kRefCallTimeoutS);
         if (col.what != worker_reply::kind::ok) return candidate_failure("collecting outputs", col);
@@ -387,19 +395,25 @@ class judgment_run {
       if (!v.pass) {
         bool unwritten = e.unwritten > 0;
         add_check(unwritten ? "outputs_written" : "correctness", false, v.reason + " (call " + std::to_string(j_.calls) + ")");
+        if (body["outputs"][i].contains("replays_call"))
+          add_hack("replay", slot.name + " of call " + std::to_string(j_.calls) + " matches the reference output of call " +
+                                 std::to_string(body["outputs"][i]["replays_call"].get<int>()) +
+                                 ", whose inputs were different");
         return fail(verdict::incorrect, v.reason);
       }
     }
     if (!body["changed_inputs"].empty()) {
       std::string names = body["changed_inputs"].dump();
       add_check("inputs_unchanged", false, "the candidate modified its inputs " + names);
+      add_hack("input_modification", "inputs " + names + " differ from the pristine copy after call " + std::to_string(j_.calls));
       return fail(verdict::incorrect, "the candidate modified its inputs " + names);
     }
     // The worker's window cannot be longer than the judge's own clock around
     // the same request (0.05 ms slack for clock granularity).
     if (cand_ms > cand_wall_ms + 0.05) {
       add_check("timer_cross_check", false, "reported " + fmt_ms(cand_ms) + " inside a " + fmt_ms(cand_wall_ms) + " request");
-      return fail(verdict::rejected, "the candidate's reported time exceeds the judge's wall clock: timer tampering");
+      return reject("timer_tampering", "the worker reported " + fmt_ms(cand_ms) + " for a call the judge saw take " +
+                                           fmt_ms(cand_wall_ms));
     }
     return true;
   }
@@ -463,6 +477,7 @@ class judgment_run {
     if (!chk.body["changed_params"].empty()) {
       std::string names = chk.body["changed_params"].dump();
       add_check("params_unchanged", false, "the candidate modified parameters " + names);
+      add_hack("parameter_modification", "parameters " + names + " differ from the reference's after the calls");
       return fail(verdict::incorrect, "the candidate modified parameters " + names);
     }
     add_check("params_unchanged", true, "parameters bit-identical after " + std::to_string(j_.calls) + " calls");
@@ -491,6 +506,14 @@ class judgment_run {
 
   void add_check(const std::string& name, bool pass, const std::string& reason) {
     j_.checks.push_back({name, pass, reason});
+  }
+
+  void add_hack(const std::string& cls, const std::string& evidence) { j_.hacks.push_back({cls, evidence}); }
+
+  // A caught hack: verdict rejected, with the evidence.
+  bool reject(const std::string& cls, const std::string& evidence) {
+    add_hack(cls, evidence);
+    return fail(verdict::rejected, cls + ": " + evidence);
   }
 
   static std::string fmt_s(double s) {

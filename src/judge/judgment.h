@@ -25,6 +25,12 @@ struct check_result {
   std::string reason;  // one line
 };
 
+/// A reward hack the judge caught, and what gave it away.
+struct hack_evidence {
+  std::string cls;       // stable: "background_thread", "replay", "input_modification", ...
+  std::string evidence;  // one line
+};
+
 /// Timing of one side (reference or candidate).
 struct side_timing {
   std::vector<double> samples_ms;  // device window per measured call
@@ -45,6 +51,7 @@ struct judgment {
   side_timing reference, candidate;
   error_figures error;
   std::vector<check_result> checks;
+  std::vector<hack_evidence> hacks;
   nlohmann::json device = nlohmann::json::object();
   std::string backend;
   std::string task_path, candidate_path;

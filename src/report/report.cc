@@ -33,6 +33,8 @@ std::string fmt_opt(const std::optional<double>& v) { return v ? fmt("%.3g", *v)
 }  // namespace
 
 json judgment_to_json(const judgment& j) {
+  json hacks = json::array();
+  for (const auto& h : j.hacks) hacks.push_back({{"class", h.cls}, {"evidence", h.evidence}});
   json checks = json::array();
   for (const auto& c : j.checks) checks.push_back({{"name", c.name}, {"pass", c.pass}, {"reason", c.reason}});
   json requests = json::object();
@@ -51,6 +53,7 @@ json judgment_to_json(const judgment& j) {
           {"candidate", timing_json(j.candidate)},
           {"error", error},
           {"checks", checks},
+          {"hacks", hacks},
           {"message", j.message},
           {"device", j.device},
           {"backend", j.backend},
@@ -85,8 +88,10 @@ std::string judgment_summary(const judgment& j) {
            fmt_opt(j.error.rel_norm) + " over " + std::to_string(j.calls) + " checked calls\n";
   for (const auto& c : j.checks)
     if (!c.pass) out += "  failed check " + c.name + ": " + c.reason + "\n";
+  for (const auto& h : j.hacks) out += "  hack " + h.cls + ": " + h.evidence + "\n";
   bool said = false;
   for (const auto& c : j.checks) said |= !c.pass && c.reason.rfind(j.message, 0) == 0;
+  for (const auto& h : j.hacks) said |= j.message == h.cls + ": " + h.evidence;
   if (!j.message.empty() && !said) {
     std::string msg = j.message;
     size_t pos = 0;

@@ -58,10 +58,21 @@ status worker_channel::send(const json& cmd) {
 
 worker_reply worker_channel::request(const json& cmd, double timeout_s) {
   auto start = std::chrono::steady_clock::now();
+  // Every request carries a fresh id that its reply must echo: a line that
+  // something else in the worker's process wrote is not taken for a reply.
+  json tagged = cmd;
+  uint64_t id = next_id_() >> 11;  // 53 bits: exact in any JSON reader
+  tagged["id"] = id;
   // A failed write means the worker is gone: receive() then reports how it ended.
-  (void)send(cmd);
+  (void)send(tagged);
   worker_reply r = receive(timeout_s);
   r.wall_ms = seconds_since(start) * 1e3;
+  if ((r.what == worker_reply::kind::ok || r.what == worker_reply::kind::failed) && r.body.value("kind", "") != "protocol" &&
+      (!r.body.contains("id") || !r.body["id"].is_number_unsigned() || r.body["id"].get<uint64_t>() != id)) {
+    std::string line = r.body.dump();
+    r.what = worker_reply::kind::failed;
+    r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "a reply without the request's id: " + line.substr(0, 200)}};
+  }
   return r;
 }
 

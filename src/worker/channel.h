@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 
 #include "base/result.h"
@@ -49,6 +50,7 @@ class worker_channel {
   child_process process_;
   std::string log_path_;
   bool alive_ = true;
+  std::mt19937_64 next_id_{std::random_device{}()};
 };
 
 }  // namespace cudal1

@@ -9,18 +9,23 @@
 //   (start)        -> hello: {"device": {...}}
 //   load           {"library", "layout"}: dlopen, find cudal1_forward, map the
 //                  exchange, copy the parameters into memory of our own
-//   stage          {"arena", "shift"}: fresh inputs at fresh addresses (copied
-//                  from the exchange), outputs filled with sentinels, caches flushed
-//   run            the timed call: start .. cudal1_forward .. device sync .. stop
+//   stage          {"arena", "shift", "sentinel"}: fresh inputs at fresh addresses
+//                  (copied from the exchange), outputs filled with sentinels, caches flushed
+//   run            the timed call: start .. cudal1_forward .. device sync .. stop;
+//                  then a census of threads the call left running and cache state
+//                  it left behind
 //   collect        outputs and (possibly modified) inputs back into the exchange
 //   return_params  parameters back into the exchange, to check they are unchanged
 //   quit
+#include <dirent.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -74,7 +79,7 @@ class worker {
     std::string op = cmd.value("op", "");
     if (op == "load") return load(cmd);
     if (!forward_) return failure("internal", "no candidate loaded");
-    if (op == "stage") return stage(cmd.at("arena").get<int>(), cmd.at("shift").get<uint64_t>());
+    if (op == "stage") return stage(cmd.at("arena").get<int>(), cmd.at("shift").get<uint64_t>(), cmd.value("sentinel", 0));
     if (op == "run") return run();
     if (op == "collect") return collect();
     if (op == "return_params") return return_params();
@@ -116,7 +121,7 @@ class worker {
     return {{"ok", true}};
   }
 
-  json stage(int arena, uint64_t shift) {
+  json stage(int arena, uint64_t shift, int sentinel) {
     if (arena < 0 || arena > 1 || shift % 256 != 0 || shift >= kMaxShiftBytes)
       return failure("internal", "bad stage arguments");
     char* base = arenas_[arena] + shift;
@@ -127,7 +132,7 @@ class worker {
       args_.push_back(make_tensor(s, base + s.offset));
     }
     for (const auto& s : layout_.outputs) {
-      if (auto st = dev_->fill_sentinel(base + s.offset, s.nbytes, dtype_code(s.dtype)); !st)
+      if (auto st = dev_->fill_sentinel(base + s.offset, s.nbytes, dtype_code(s.dtype), sentinel); !st)
         return failure("runtime_error", st.message());
       outs_.push_back(make_tensor(s, base + s.offset));
     }
@@ -137,13 +142,42 @@ class worker {
   }
 
   json run() {
+    std::set<std::string> threads_before = list_threads();
     if (auto st = dev_->start_timer(); !st) return failure("runtime_error", st.message());
     int rc = forward_(args_.data(), static_cast<int>(args_.size()), params_.data(), static_cast<int>(params_.size()),
                       outs_.data(), static_cast<int>(outs_.size()), dev_->stream());
     auto ms = dev_->stop_timer();
+    // Census, outside the window: threads the call left running, and cache
+    // state it left behind.
+    json new_threads = json::array();
+    for (const auto& tid : list_threads()) {
+      if (threads_before.count(tid)) continue;
+      std::string name = thread_name(tid);
+      // The CUDA driver starts threads of its own on a library's first call.
+      if (dev_->facts().backend == "cuda" && name.rfind("cuda", 0) == 0) continue;
+      new_threads.push_back(name.empty() ? tid : name);
+    }
+    std::string cache = dev_->cache_tampering();
     if (!ms) return failure("runtime_error", ms.message());
     if (rc != 0) return failure("runtime_error", "cudal1_forward returned " + std::to_string(rc));
-    return {{"ok", true}, {"ms", *ms}};
+    return {{"ok", true}, {"ms", *ms}, {"new_threads", new_threads}, {"cache_tampering", cache}};
+  }
+
+  static std::set<std::string> list_threads() {
+    std::set<std::string> tids;
+    if (DIR* d = opendir("/proc/self/task")) {
+      while (dirent* e = readdir(d))
+        if (e->d_name[0] != '.') tids.insert(e->d_name);
+      closedir(d);
+    }
+    return tids;
+  }
+
+  static std::string thread_name(const std::string& tid) {
+    std::ifstream in("/proc/self/task/" + tid + "/comm");
+    std::string name;
+    std::getline(in, name);
+    return name;
   }
 
   json collect() {
@@ -211,10 +245,11 @@ int worker_main(int argc, char** argv) {
       continue;
     }
     if (cmd.value("op", "") == "quit") {
-      send({{"ok", true}});
+      send({{"ok", true}, {"id", cmd.value("id", json())}});
       break;
     }
     json reply = w.handle(cmd);
+    if (cmd.contains("id")) reply["id"] = cmd["id"];
     send(reply);
     // After a device error the context may be poisoned: end the process.
     if (!reply.value("ok", false) && reply.value("kind", "") == "runtime_error") return 4;
