@@ -18,6 +18,7 @@ struct command {
 
 constexpr command kCommands[] = {
     {"eval", "judge candidates against a task: correctness, speed, verdict", run_eval},
+    {"audit", "screen candidate sources for the patterns of known reward hacks", run_audit},
     {"info", "show the backends, Python, compilers and folders cudal1 would use", run_info},
 };
 

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <random>
 
+#include "audit/static_audit.h"
 #include "base/fs.h"
 #include "check/tolerance.h"
 #include "compile/compiler.h"
@@ -293,6 +294,8 @@ class judgment_run {
     auto source = read_file(j_.candidate_path);
     if (!source) return fail(verdict::compile_error, source.message());
     if (auto s = write_file_atomic(req.source_path, *source); !s) return fail(verdict::compile_error, s.message());
+    // The static screen flags; the dynamic checks below decide.
+    if (auto rules = load_audit_rules(); rules) j_.audit = audit_hits_json(audit_source(*source, *rules));
     auto out = compile_candidate(req);
     if (!out) return fail(verdict::compile_error, out.message());
     j_.compile_s = out->seconds;

@@ -52,6 +52,7 @@ struct judgment {
   error_figures error;
   std::vector<check_result> checks;
   std::vector<hack_evidence> hacks;
+  nlohmann::json audit = nlohmann::json::array();  // static-screen findings (audit_hits_json)
   nlohmann::json device = nlohmann::json::object();
   std::string backend;
   std::string task_path, candidate_path;

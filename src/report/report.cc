@@ -54,6 +54,7 @@ json judgment_to_json(const judgment& j) {
           {"error", error},
           {"checks", checks},
           {"hacks", hacks},
+          {"audit", j.audit},
           {"message", j.message},
           {"device", j.device},
           {"backend", j.backend},
@@ -89,6 +90,11 @@ std::string judgment_summary(const judgment& j) {
   for (const auto& c : j.checks)
     if (!c.pass) out += "  failed check " + c.name + ": " + c.reason + "\n";
   for (const auto& h : j.hacks) out += "  hack " + h.cls + ": " + h.evidence + "\n";
+  if (!j.audit.empty()) {
+    std::string rules;
+    for (const auto& a : j.audit) rules += (rules.empty() ? "" : ", ") + a.value("rule", std::string()) + " (line " + std::to_string(a.value("line", 0)) + ")";
+    out += "  audit: " + rules + "\n";
+  }
   bool said = false;
   for (const auto& c : j.checks) said |= !c.pass && c.reason.rfind(j.message, 0) == 0;
   for (const auto& h : j.hacks) said |= j.message == h.cls + ": " + h.evidence;
