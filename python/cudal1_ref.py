@@ -16,6 +16,7 @@ Commands (see src/judge/ for the driver):
   check    compare the candidate's outputs in the exchange with the reference
            outputs of the same inputs, and check the inputs came back unchanged.
   check_params  check the candidate left the parameters unchanged.
+  audit_task    whether trivial outputs would pass (cudal1 audit-task).
   quit
 The same script serves the CPU backend (exchange = a shared file) and the CUDA
 backend (exchange = device memory shared through CUDA IPC).
@@ -327,9 +328,51 @@ class Reference:
         self.fingerprints.add(self.ref_out)
         return {"ok": True, "outputs": figures, "changed_inputs": changed}
 
+    def audit_task(self, msg):
+        """Would trivial outputs pass this task's checks? (cudal1 audit-task)"""
+        flags = []
+
+        def flag(cls, evidence):
+            if all(f["class"] != cls for f in flags):
+                flags.append({"class": cls, "evidence": evidence})
+
+        per_seed = []
+        for seed in msg["seeds"]:
+            args = self.generate(seed)
+            outs = as_output_list(self.model(*clone_args(args)))
+            again = as_output_list(self.model(*clone_args(args)))
+            per_seed.append([o.detach().clone() for o in outs])
+            for spec, out, out2 in zip(self.out_specs, outs, again):
+                name = spec["name"]
+                rtol, atol_rel, rel_norm = self.tolerances[spec["dtype"]]
+                ok = lambda cand: passes(compare(cand, out, rtol, atol_rel), rel_norm)  # noqa: E731
+                if not ok(out2):
+                    flag("nondeterministic_reference", f"{name}: two runs on the same inputs differ beyond the tolerance")
+                if ok(torch.zeros_like(out)):
+                    flag("zeros_pass", f"{name}: an all-zero output passes")
+                if out.numel() and ok(torch.full_like(out, out.double().mean().item())):
+                    flag("constant_pass", f"{name}: a constant output (its mean) passes")
+                if out.is_floating_point() and out.numel():
+                    small = (out.abs() < 1e-2).double().mean().item()
+                    if small >= 0.9:
+                        flag("small_output", f"{name}: {100 * small:.0f}% of its elements are below 1e-2 in magnitude, so zeros "
+                                             "pass a judge with atol 1e-2 (KernelBench's) there")
+                for a_spec, a in zip(self.arg_specs, args):
+                    if isinstance(a, torch.Tensor) and a.shape == out.shape and a.dtype == out.dtype and ok(a):
+                        flag("input_copy_pass", f"{name}: a copy of {a_spec['name']} passes (the op is the identity on these inputs)")
+        if len(per_seed) >= 2:
+            for i, spec in enumerate(self.out_specs):
+                if all(bitwise_equal(per_seed[0][i], other[i]) for other in per_seed[1:]):
+                    flag("constant_output", f"{spec['name']} is the same for {len(per_seed)} different inputs")
+        return {"ok": True, "flags": flags}
+
     def check_params(self, msg):
         changed = [s["name"] for s, t in zip(self.param_specs, self.param_values) if not bitwise_equal(self.view(s), t)]
         return {"ok": True, "changed_params": changed}
+
+
+def clone_args(args):
+    return [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
 
 
 class _DeviceBytes:
@@ -473,7 +516,7 @@ def serve_requests(commands, replies):
            "cuda": bool(torch.cuda.is_available())})
     ref = Reference()
     handlers = {"init": ref.init, "prepare": ref.prepare, "run": ref.run, "check": ref.check,
-                "check_params": ref.check_params}
+                "check_params": ref.check_params, "audit_task": ref.audit_task}
     for line in commands:
         msg = json.loads(line)
         op = msg.get("op")

@@ -1,6 +1,11 @@
-"""Softmax over the last dimension with a temperature (row-wise reduction).
+"""Softmax over the last dimension with a temperature, scaled by the row
+length (row-wise reduction).
 
-    y[i, j] = exp(x[i, j] / t) / sum_k exp(x[i, k] / t)
+    y[i, j] = dim * exp(x[i, j] / t) / sum_k exp(x[i, k] / t)
+
+The scaling by dim makes every row average exactly 1: plain softmax outputs
+over long rows are mostly below 1e-2, where an all-zero output passes judges
+with an absolute tolerance of 1e-2 (cudal1 audit-task flags that).
 
 x is (batch_size, dim), normal with standard deviation 3 so the rows are far
 from flat; the temperature t (1.7) is a float32 0-d buffer, so candidates get it
@@ -23,7 +28,7 @@ class Model(nn.Module):
         self.register_buffer("temperature", torch.tensor(temperature, dtype=torch.float32))
 
     def forward(self, x):
-        return torch.softmax(x / self.temperature, dim=-1)
+        return torch.softmax(x / self.temperature, dim=-1) * x.shape[-1]
 
 
 def get_inputs():

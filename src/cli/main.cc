@@ -19,12 +19,13 @@ struct command {
 constexpr command kCommands[] = {
     {"eval", "judge candidates against a task: correctness, speed, verdict", run_eval},
     {"audit", "screen candidate sources for the patterns of known reward hacks", run_audit},
+    {"audit-task", "find tasks whose checks a trivial output (zeros, a constant, a copy) would pass", run_audit_task},
     {"info", "show the backends, Python, compilers and folders cudal1 would use", run_info},
 };
 
 void print_help() {
   std::printf("usage: cudal1 <command> [options]\n\ncommands:\n");
-  for (const auto& c : kCommands) std::printf("  %-6s %s\n", c.name, c.summary);
+  for (const auto& c : kCommands) std::printf("  %-10s %s\n", c.name, c.summary);
   std::printf("\n'cudal1 <command> --help' shows a command's options.\n");
 }
 

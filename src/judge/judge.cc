@@ -64,12 +64,28 @@ class judgment_run {
   judgment_run(std::string task, std::string cand, const judge_options& opt, progress_sink& progress)
       : opt_(opt), progress_(progress) {
     j_.task_path = absolute_path(task);
-    j_.candidate_path = absolute_path(cand);
+    if (!cand.empty()) j_.candidate_path = absolute_path(cand);
   }
   ~judgment_run() {
     if (reference_) reference_->kill();
     if (candidate_) candidate_->kill();
     if (!scratch_.empty() && !opt_.keep_scratch) remove_tree(scratch_);
+  }
+
+  /// The task audit: the reference alone, asked whether trivial outputs
+  /// (zeros, a constant, a copy of an input) would pass its checks.
+  result<json> run_task_audit(int seeds) {
+    task_only_ = true;
+    if (auto s = setup(); !s) return s.err();
+    if (auto s = start_reference(); !s) return s.err();
+    if (auto s = await_reference(); !s) return s.err();
+    progress_.phase("trying trivial outputs on " + std::to_string(seeds) + " inputs");
+    json seed_list = json::array();
+    for (int i = 0; i < seeds; ++i) seed_list.push_back(rng_() >> 12);
+    worker_reply r = reference_->request({{"op", "audit_task"}, {"seeds", seed_list}}, opt_.task_timeout_s);
+    if (r.what != worker_reply::kind::ok) return reference_error("auditing", r);
+    return json{{"task", j_.task_path}, {"backend", j_.backend}, {"profile", j_.profile.empty() ? json() : json(j_.profile)},
+                {"flags", r.body.value("flags", json::array())}};
   }
 
   result<judgment> run() {
@@ -105,11 +121,17 @@ class judgment_run {
  private:
   // ---- setup ------------------------------------------------------------
   status setup() {
-    for (const auto& [what, path] : {std::pair{"task", j_.task_path}, std::pair{"candidate", j_.candidate_path}})
-      if (!file_exists(path)) return make_error(std::string(what) + " not found: " + path);
-    auto backend = resolve_backend(j_.candidate_path, opt_.backend);
-    if (!backend) return backend.err();
-    j_.backend = *backend;
+    if (!file_exists(j_.task_path)) return make_error("task not found: " + j_.task_path);
+    if (task_only_) {
+      // No candidate to say which backend: a GPU if the machine has one.
+      j_.backend = opt_.backend == "auto" ? (file_exists("/dev/nvidiactl") ? "cuda" : "cpu") : opt_.backend;
+      if (j_.backend != "cpu" && j_.backend != "cuda") return make_error("unknown backend '" + opt_.backend + "'");
+    } else {
+      if (!file_exists(j_.candidate_path)) return make_error("candidate not found: " + j_.candidate_path);
+      auto backend = resolve_backend(j_.candidate_path, opt_.backend);
+      if (!backend) return backend.err();
+      j_.backend = *backend;
+    }
     auto data = data_dir();
     if (!data) return data.err();
     data_dir_ = *data;
@@ -540,10 +562,18 @@ class judgment_run {
   size_t next_python_ = 0;
   std::string python_errors_;
   std::optional<worker_channel> reference_, candidate_;
+  bool task_only_ = false;
   exchange_layout layout_;
 };
 
 }  // namespace
+
+result<nlohmann::json> audit_task(const std::string& task_path, int seeds, const judge_options& options,
+                                  progress_sink& progress) {
+  signal(SIGPIPE, SIG_IGN);
+  judgment_run run(task_path, "", options, progress);
+  return run.run_task_audit(seeds);
+}
 
 result<judgment> judge_candidate(const std::string& task_path, const std::string& candidate_path,
                                  const judge_options& options, progress_sink& progress) {

@@ -44,6 +44,16 @@ class progress_sink {
 result<judgment> judge_candidate(const std::string& task_path, const std::string& candidate_path,
                                  const judge_options& options, progress_sink& progress);
 
+/// Audits a task: can it tell a real kernel from a trivial one? Runs the
+/// reference on `seeds` fresh inputs and reports, as {"task", "backend",
+/// "flags": [{"class", "evidence"}]}, the trivial outputs that would pass
+/// (zeros, a constant, a copy of an input), outputs that do not depend on the
+/// inputs, outputs below common tolerances, and a nondeterministic reference.
+/// `flags` is empty for a sound task. Uses options.backend ("auto": the GPU
+/// if the machine has one), python, profile.
+result<nlohmann::json> audit_task(const std::string& task_path, int seeds, const judge_options& options,
+                                  progress_sink& progress);
+
 /// The backend a candidate file runs on: "cuda" for .cu, "cpu" for .cpp/.cc;
 /// checks an explicit choice against the extension.
 result<std::string> resolve_backend(const std::string& candidate_path, const std::string& requested);

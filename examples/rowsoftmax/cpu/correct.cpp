@@ -1,6 +1,6 @@
 // expect: correct
 // Numerically stable softmax of x / t per row on the CPU: find the row's max, write
-// exp(z - max) while summing it, then scale the row by 1 / sum.
+// exp(z - max) while summing it, then scale the row by dim / sum.
 #include <cudal1/abi.h>
 
 #include <cmath>
@@ -25,7 +25,7 @@ int cudal1_forward(const cudal1_tensor* args, int n_args, const cudal1_tensor* p
       yr[j] = std::exp(xr[j] / t - max);
       sum += yr[j];
     }
-    const float inv = 1.0f / sum;
+    const float inv = static_cast<float>(cols) / sum;  // softmax times the row length
     for (int64_t j = 0; j < cols; ++j) yr[j] *= inv;
   }
   return 0;

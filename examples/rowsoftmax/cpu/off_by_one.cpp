@@ -23,7 +23,7 @@ int cudal1_forward(const cudal1_tensor* args, int n_args, const cudal1_tensor* p
     float sum = 0.0f;
     for (int64_t j = 0; j < cols; ++j) yr[j] = std::exp(xr[j] / t - max);
     for (int64_t j = 0; j < cols - 1; ++j) sum += yr[j];
-    const float inv = 1.0f / sum;
+    const float inv = static_cast<float>(cols) / sum;  // softmax times the row length
     for (int64_t j = 0; j < cols; ++j) yr[j] *= inv;
   }
   return 0;

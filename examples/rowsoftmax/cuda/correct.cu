@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(1024)
   }
   acc = block_reduce(acc);
 
-  const float inv = 1.0f / acc.s;
+  const float inv = static_cast<float>(cols) / acc.s;  // softmax times the row length
   for (int64_t i = threadIdx.x; i < cols; i += blockDim.x) {
     V v = xr[i];
     float* e = reinterpret_cast<float*>(&v);
