@@ -337,6 +337,9 @@ class judgment_run {
                                          opt_.call_timeout_s + 30);
     if (r.what == worker_reply::kind::ok) {
       add_check("entry_point", true, "cudal1_forward found");
+      std::string network = r.body["sandbox"].value("network", "?"), files = r.body["sandbox"].value("filesystem", "?");
+      add_check("sandbox", network.rfind("isolated", 0) == 0 && files.rfind("writes only", 0) == 0,
+                "network " + network + "; filesystem " + files);
       return true;
     }
     if (r.what == worker_reply::kind::failed && (r.failure_kind() == "missing_entry" || r.failure_kind() == "load_error")) {

@@ -7,8 +7,9 @@
 //
 // Protocol (replies are {"ok": true, ...} or {"ok": false, "kind", "message"}):
 //   (start)        -> hello: {"device": {...}}
-//   load           {"library", "layout"}: dlopen, find cudal1_forward, map the
-//                  exchange, copy the parameters into memory of our own
+//   load           {"library", "layout"}: map the exchange, copy the parameters into
+//                  memory of our own, restrict writes to the scratch folder, then
+//                  dlopen the candidate and find cudal1_forward
 //   stage          {"arena", "shift", "sentinel"}: fresh inputs at fresh addresses
 //                  (copied from the exchange), outputs filled with sentinels, caches flushed
 //   run            the timed call: start .. cudal1_forward .. device sync .. stop;
@@ -32,6 +33,7 @@
 #include "cudal1/abi.h"
 #include "device/device.h"
 #include "worker/layout.h"
+#include "worker/sandbox.h"
 
 namespace cudal1 {
 namespace {
@@ -93,12 +95,6 @@ class worker {
     auto layout = parse_layout(cmd.at("layout"));
     if (!layout) return failure("internal", layout.message());
     layout_ = std::move(*layout);
-    std::string library = cmd.at("library").get<std::string>();
-    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!handle) return failure("load_error", dlerror());
-    forward_ = reinterpret_cast<forward_fn>(dlsym(handle, "cudal1_forward"));
-    if (!forward_) return failure("missing_entry", "the candidate does not define cudal1_forward (extern \"C\", see cudal1/abi.h)");
-
     auto ex = dev_->open_exchange(layout_.exchange);
     if (!ex) return failure("internal", ex.message());
     exchange_ = static_cast<char*>(*ex);
@@ -118,8 +114,26 @@ class worker {
       if (auto st = dev_->copy(*mem, exchange_at(s), s.nbytes); !st) return failure("internal", st.message());
       params_.push_back(make_tensor(s, *mem));
     }
-    return {{"ok", true}};
+    // Everything the worker itself opens is open: from here on, and before
+    // the candidate's static initializers run, writes stay in the scratch folder.
+    std::string filesystem = "not restricted (CUDAL1_SANDBOX=0)";
+    if (sandbox_enabled()) {
+      char cwd[4096];
+      std::string why = getcwd(cwd, sizeof cwd) ? restrict_writes(cwd, dev_->facts().backend == "cuda") : "no working folder";
+      filesystem = why.empty() ? "writes only to the scratch folder" : "not restricted: " + why;
+    }
+    std::string library = cmd.at("library").get<std::string>();
+    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) return failure("load_error", dlerror());
+    forward_ = reinterpret_cast<forward_fn>(dlsym(handle, "cudal1_forward"));
+    if (!forward_) return failure("missing_entry", "the candidate does not define cudal1_forward (extern \"C\", see cudal1/abi.h)");
+    return {{"ok", true}, {"sandbox", {{"network", network_}, {"filesystem", filesystem}}}};
   }
+
+ public:
+  std::string network_ = "not isolated (CUDAL1_SANDBOX=0)";
+
+ private:
 
   json stage(int arena, uint64_t shift, int sentinel) {
     if (arena < 0 || arena > 1 || shift % 256 != 0 || shift >= kMaxShiftBytes)
@@ -221,6 +235,12 @@ int worker_main(int argc, char** argv) {
       return 2;
     }
   }
+  // No network for the candidate, before anything else runs here.
+  std::string network = "not isolated (CUDAL1_SANDBOX=0)";
+  if (sandbox_enabled()) {
+    std::string why = isolate_network();
+    network = why.empty() ? "isolated (own network namespace)" : "not isolated: " + why;
+  }
   std::unique_ptr<device> dev;
   if (backend == "cuda") {
     auto made = make_cuda_device();
@@ -234,6 +254,7 @@ int worker_main(int argc, char** argv) {
   }
   send({{"ok", true}, {"device", facts_to_json(dev->facts())}});
   worker w(std::move(dev));
+  w.network_ = network;
   FILE* commands = fdopen(3, "r");
   if (!commands) return 3;
   char* line = nullptr;
