@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples gpu-tests bench)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests bench)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -19,7 +19,15 @@ for step in $steps; do
     examples)
       for c in examples/swish/cuda/*.cu; do build/bin/cudal1 eval -q examples/swish/task.py "$c" --timeout 3; done
       build/bin/cudal1 eval -q examples/rowsoftmax/task.py examples/rowsoftmax/cuda/correct.cu ;;
-    gpu-tests) (cd /work/main/build && ctest -L gpu --output-on-failure 2>&1 | tee "$out/gpu-tests.log" | tail -40) ;;
+    gpu-tests)
+      (cd /work/main/build && ctest -L gpu --output-on-failure > "$out/gpu-tests.log" 2>&1
+       grep -E "Test +#|tests passed" "$out/gpu-tests.log"
+       if grep -q "tests FAILED" "$out/gpu-tests.log"; then
+         echo "--- the failed ones again, without the sandbox (CUDAL1_SANDBOX=0):"
+         CUDAL1_SANDBOX=0 ctest --rerun-failed 2>&1 | grep -E "Test +#|tests passed"
+       fi) ;;
+    hacks)
+      for c in examples/swish/cuda/hack_*.cu; do build/bin/cudal1 eval -q examples/swish/task.py "$c" --timeout 3 --time-budget 0.5; done ;;
     bench) build/bin/judge_bench 2>&1 | tee "$out/bench.log" ;;
   esac
 done
