@@ -1,6 +1,6 @@
 // judge_bench: what one judgment costs, and how repeatable its speedup is.
 //
-//   judge_bench [TASK CANDIDATE] [--cold N] [--warm N]
+//   judge_bench [TASK CANDIDATE] [--cold N] [--warm N] [--save DIR]
 //
 // Cold: each judgment with an empty compile cache. Warm: the same candidate
 // with the cache filled. Prints seconds per judgment (median, min, max) and
@@ -15,6 +15,7 @@
 #include "base/fs.h"
 #include "base/subprocess.h"
 #include "judge/judge.h"
+#include "report/report.h"
 
 namespace {
 
@@ -41,13 +42,15 @@ int main(int argc, char** argv) {
   std::string examples = executable_dir() + "/../../examples/swish";
   std::string task = examples + "/task.py", candidate;
   int cold = 3, warm = 5;
+  std::string save_dir;  // --save DIR: each warm judgment's JSON, raw samples included
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--cold" && i + 1 < argc) cold = std::stoi(argv[++i]);
     else if (a == "--warm" && i + 1 < argc) warm = std::stoi(argv[++i]);
+    else if (a == "--save" && i + 1 < argc) save_dir = argv[++i];
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: judge_bench [TASK CANDIDATE] [--cold N] [--warm N]\n");
+      std::printf("usage: judge_bench [TASK CANDIDATE] [--cold N] [--warm N] [--save DIR]\n");
       return 0;
     } else positional.push_back(a);
   }
@@ -99,6 +102,8 @@ int main(int argc, char** argv) {
     double wall_s = seconds_since(t0);
     if (!j || j->outcome != verdict::correct) return std::fprintf(stderr, "judge_bench: warm judgment failed\n"), 1;
     warm_s.push_back(wall_s);
+    if (!save_dir.empty())
+      (void)write_file_atomic(save_dir + "/warm-" + std::to_string(i + 1) + ".json", judgment_to_json(*j).dump());
     if (i == 0) {
       std::printf("  per-call requests (median ms, judge's clock):");
       for (const auto& [op, ms] : j->requests_ms) std::printf(" %s %.2f", op.c_str(), summarize_samples(ms).median_ms);

@@ -28,6 +28,6 @@ for step in $steps; do
        fi) ;;
     hacks)
       for c in examples/swish/cuda/hack_*.cu; do build/bin/cudal1 eval -q examples/swish/task.py "$c" --timeout 3 --time-budget 0.5; done ;;
-    bench) build/bin/judge_bench 2>&1 | tee "$out/bench.log" ;;
+    bench) build/bin/judge_bench --save "$out" 2>&1 | tee "$out/bench.log" ;;
   esac
 done

@@ -32,7 +32,7 @@ options:
   --timeout SECONDS         limit for one call of the candidate (default 10)
   --compile-timeout SECONDS limit for compiling (default 120)
   --time-budget SECONDS     most time spent timing (default 2)
-  --min-time SECONDS        least time spent timing (default 0.5)
+  --min-time SECONDS        least time spent timing (default 1)
   --min-samples N           least timed pairs (default 10)
   --max-samples N           most timed pairs (default 2000)
   --target-ci FRACTION      stop once both medians' 95% CI half-widths are

@@ -8,7 +8,7 @@ namespace cudal1 {
 struct stopping_config {
   int min_samples = 10;          // pairs
   int max_samples = 2000;        // pairs
-  double min_time_s = 0.5;      // measurement wall time before we may stop
+  double min_time_s = 1.0;      // measurement wall time before we may stop
   double max_time_s = 2.0;       // time budget: stop regardless (keeps a warm judgment near 5 s)
   double target_ci_rel = 0.005;  // stop once both medians' CI half-width is within this
 };

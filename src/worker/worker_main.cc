@@ -167,8 +167,9 @@ class worker {
     for (const auto& tid : list_threads()) {
       if (threads_before.count(tid)) continue;
       std::string name = thread_name(tid);
-      // The CUDA driver starts threads of its own on a library's first call.
-      if (dev_->facts().backend == "cuda" && name.rfind("cuda", 0) == 0) continue;
+      // The CUDA driver starts threads of its own ("cuda-EvtHandlr", ...) on
+      // a library's first call; the candidate's threads carry our name.
+      if (dev_->facts().backend == "cuda" && name.rfind("cuda", 0) == 0 && name != process_name_) continue;
       new_threads.push_back(name.empty() ? tid : name);
     }
     std::string cache = dev_->cache_tampering();
@@ -188,7 +189,7 @@ class worker {
   }
 
   static std::string thread_name(const std::string& tid) {
-    std::ifstream in("/proc/self/task/" + tid + "/comm");
+    std::ifstream in(tid == "self" ? std::string("/proc/self/comm") : "/proc/self/task/" + tid + "/comm");
     std::string name;
     std::getline(in, name);
     return name;
@@ -216,6 +217,7 @@ class worker {
   }
 
   std::unique_ptr<device> dev_;
+  std::string process_name_ = thread_name("self");  // "cudal1-worker": inherited by threads the candidate starts
   exchange_layout layout_;
   forward_fn forward_ = nullptr;
   char* exchange_ = nullptr;

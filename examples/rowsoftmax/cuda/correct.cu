@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(1024)
   }
   acc = block_reduce(acc);
 
-  const float inv = static_cast<float>(cols) / acc.s;  // softmax times the row length
+  const float inv = static_cast<float>(cols * W) / acc.s;  // softmax times the row length (in floats)
   for (int64_t i = threadIdx.x; i < cols; i += blockDim.x) {
     V v = xr[i];
     float* e = reinterpret_cast<float*>(&v);
