@@ -52,19 +52,22 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> cmd = {argv[1], "eval", "--json"};
   int expect_exit = 0;
-  std::string expect_text;
+  std::string expect_text, override_verdict, override_hack, expect_check;
   int i = 2;
   for (; i < argc && std::string(argv[i]) != "--"; ++i) {
     std::string a = argv[i];
     if (a == "--expect-exit" && i + 1 < argc) expect_exit = std::stoi(argv[++i]);
     else if (a == "--expect-stderr" && i + 1 < argc) expect_text = argv[++i];
+    else if (a == "--expect-verdict" && i + 1 < argc) override_verdict = argv[++i];  // instead of the files' lines
+    else if (a == "--expect-hack" && i + 1 < argc) override_hack = argv[++i];
+    else if (a == "--expect-check" && i + 1 < argc) expect_check = argv[++i];  // a check of this name must be there
   }
   std::vector<std::string> expected, expected_hacks;
   for (++i; i < argc; ++i) {
     cmd.push_back(argv[i]);
     if (is_candidate(argv[i]) && std::string(argv[i - 1]).rfind("--", 0) != 0) {
-      expected.push_back(expected_verdict(argv[i]));
-      expected_hacks.push_back(expected_hack(argv[i]));
+      expected.push_back(override_verdict.empty() ? expected_verdict(argv[i]) : override_verdict);
+      expected_hacks.push_back(override_verdict.empty() ? expected_hack(argv[i]) : override_hack);
     }
   }
   auto run = cudal1::run_command(cmd, 280);
@@ -119,6 +122,12 @@ int main(int argc, char** argv) {
     if (ok && got == "correct") {
       ok = j["speedup"].is_number() && j["speedup"].get<double>() > 0 && j["candidate"]["samples"].get<int>() > 0;
       if (!ok) std::printf("FAIL: a correct verdict must carry a speedup and samples\n");
+    }
+    if (ok && !expect_check.empty()) {
+      bool present = false;
+      for (const auto& c : j["checks"]) present |= c.value("name", "") == expect_check;
+      if (!present) std::printf("FAIL: no check named %s\n", expect_check.c_str());
+      ok = present;
     }
     if (ok && got != "correct" && got != "incorrect" && j.value("message", "").empty()) {
       std::printf("FAIL: verdict %s must come with a message\n", got.c_str());

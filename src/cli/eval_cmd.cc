@@ -37,6 +37,10 @@ options:
   --max-samples N           most timed pairs (default 2000)
   --target-ci FRACTION      stop once both medians' 95% CI half-widths are
                             within this fraction (default 0.005)
+  --recheck-above X         re-measure a speedup above X in fresh processes before
+                            it stands (default 3; 0: never)
+  --recheck-tolerance F     reject as unstable if the two speedups differ by more
+                            than this fraction (default 0.1)
   --seed N                  reproduce a judgment's inputs (default: random)
   --cache-dir DIR           compile cache (default: $CUDAL1_CACHE_DIR or
                             ~/.cache/cudal1)
@@ -139,6 +143,8 @@ int run_eval(const args_t& args) {
     else if (flag == "--min-samples") ok = r.integer(&opt.stopping.min_samples, 1);
     else if (flag == "--max-samples") ok = r.integer(&opt.stopping.max_samples, 1);
     else if (flag == "--target-ci") ok = r.number(&opt.stopping.target_ci_rel, 0);
+    else if (flag == "--recheck-above") ok = r.number(&opt.recheck_above, 0);
+    else if (flag == "--recheck-tolerance") ok = r.number(&opt.recheck_tolerance, 0);
     else if (flag == "--seed") {
       ok = r.number(&d, 0);
       opt.seed = static_cast<uint64_t>(d);

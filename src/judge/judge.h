@@ -25,6 +25,11 @@ struct judge_options {
   double task_timeout_s = 600;   // importing the task and building the model
   stopping_config stopping;
   std::optional<uint64_t> seed;  // for reproducing a judgment; default: random
+  /// A speedup above this is re-measured in fresh processes before it stands
+  /// (CUDA-L1 re-checked anything above 3x); 0 turns the re-check off. It is
+  /// rejected as unstable if the two differ by more than recheck_tolerance.
+  double recheck_above = 3.0;
+  double recheck_tolerance = 0.10;
   bool keep_scratch = false;
   /// Fork reference workers from a long-lived server that has imported torch
   /// (also off when CUDAL1_REF_SERVER=0).

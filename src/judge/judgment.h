@@ -48,6 +48,7 @@ struct judgment {
   verdict outcome = verdict::runtime_error;
   std::string message;  // why, for anything but correct (trimmed compiler output, the crash)
   std::optional<double> speedup;
+  std::optional<double> recheck_speedup;  // the re-measurement in fresh processes, when there was one
   side_timing reference, candidate;
   error_figures error;
   std::vector<check_result> checks;

@@ -49,6 +49,7 @@ json judgment_to_json(const judgment& j) {
              {"rel_norm", optional_number(j.error.rel_norm)}};
   return {{"verdict", to_string(j.outcome)},
           {"speedup", optional_number(j.speedup)},
+          {"recheck_speedup", optional_number(j.recheck_speedup)},
           {"reference", timing_json(j.reference)},
           {"candidate", timing_json(j.candidate)},
           {"error", error},
