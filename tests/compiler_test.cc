@@ -101,6 +101,22 @@ TEST_F(CompileCandidate, ReportsErrorsWithTheUsersFileName) {
   EXPECT_EQ(out->diagnostics.find(dir_), std::string::npos);
 }
 
+TEST_F(CompileCandidate, TimeLimitEndsCompilationAsACompileError) {
+  // Heavy template instantiation keeps the compiler busy well past 0.2 s.
+  ASSERT_TRUE(write_file_atomic(req_.source_path,
+                                "#include <cudal1/abi.h>\n#include <regex>\n#include <map>\n#include <iostream>\n"
+                                "template <int N> struct F { static constexpr long v = F<N - 1>::v + F<N - 2>::v; };\n"
+                                "template <> struct F<1> { static constexpr long v = 1; };\n"
+                                "template <> struct F<0> { static constexpr long v = 0; };\n"
+                                "long f() { std::regex r(\"a+\"); std::map<int, std::string> m; return F<80>::v; }\n").ok());
+  req_.timeout_s = 0.2;
+  auto out = compile_candidate(req_);
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_FALSE(out->ok);
+  EXPECT_TRUE(out->timed_out);
+  EXPECT_NE(out->diagnostics.find("did not finish within"), std::string::npos);
+}
+
 TEST_F(CompileCandidate, MissingSourceIsAnError) {
   req_.source_path = dir_ + "/nope.cpp";
   EXPECT_FALSE(compile_candidate(req_).ok());

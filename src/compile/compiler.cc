@@ -1,6 +1,7 @@
 #include "compile/compiler.h"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -139,7 +140,9 @@ result<compile_outcome> compile_candidate(const compile_request& req) {
   out.diagnostics = trim_diagnostics(run->output, req.source_path, req.display_name);
   if (run->timed_out) {
     out.timed_out = true;
-    out.diagnostics = "compilation did not finish within " + std::to_string(static_cast<int>(req.timeout_s)) + " s";
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", req.timeout_s);
+    out.diagnostics = std::string("compilation did not finish within ") + limit + " s (--compile-timeout)";
     return out;
   }
   if (!run->exit.exited || run->exit.code != 0 || !file_exists(scratch_lib)) {
