@@ -199,11 +199,59 @@ class Reference:
         self.flush_buffer = torch.empty(int(msg["flush_bytes"]), dtype=torch.uint8, device=self.device)
         self.flush_count = 0
         self.sync()
+        sol = {"bytes": sum(s["nbytes"] for s in self.arg_specs + self.out_specs + self.param_specs),
+               "flops": count_flops(self.model, args)}
+        if msg.get("calibration_path"):
+            sol.update(self.calibrate(msg["calibration_path"]))
         return {
             "ok": True, "inputs": self.arg_specs, "outputs": self.out_specs, "params": self.param_specs,
             "exchange": exchange_desc, "profile": profile, "torch": torch.__version__,
-            "python": sys.version.split()[0], "device_name": self.device_name(),
+            "python": sys.version.split()[0], "device_name": self.device_name(), "speed_of_light": sol,
         }
+
+    def calibrate(self, path):
+        """The device's copy bandwidth (bytes read plus written per second) and
+        fp32 matrix-product rate, measured once per device and kept in path."""
+        key = f"{self.backend}|{self.device_name()}|torch {torch.__version__}"
+        try:
+            with open(path) as f:
+                known = json.load(f)
+            if known.get("key") == key:
+                return {k: known[k] for k in ("bandwidth_bytes_per_s", "peak_flops_per_s")} | {"calibration": "cached"}
+        except (OSError, ValueError, KeyError):
+            pass
+        try:
+            cuda = self.device.type == "cuda"
+            n_bytes = (2 << 30) if cuda else (256 << 20)
+            src = torch.empty(n_bytes // 4, dtype=torch.float32, device=self.device).uniform_()
+            dst = torch.empty_like(src)
+            copy_s = self.median_seconds(lambda: dst.copy_(src), 7)
+            del src, dst
+            n = 8192 if cuda else 1024
+            a = torch.randn(n, n, device=self.device)
+            b = torch.randn(n, n, device=self.device)
+            mm_s = self.median_seconds(lambda: torch.mm(a, b), 5)
+            del a, b
+            if cuda:
+                torch.cuda.empty_cache()  # give the calibration's gigabytes back to the device
+            result = {"key": key, "bandwidth_bytes_per_s": 2 * n_bytes / copy_s, "peak_flops_per_s": 2 * n ** 3 / mm_s}
+            with open(path + ".tmp", "w") as f:
+                json.dump(result, f)
+            os.replace(path + ".tmp", path)
+            return {k: result[k] for k in ("bandwidth_bytes_per_s", "peak_flops_per_s")} | {"calibration": "measured"}
+        except Exception as e:  # the floor is then unknown, never a failed judgment
+            return {"calibration": f"failed: {type(e).__name__}: {e}"}
+
+    def median_seconds(self, fn, repeats):
+        fn()
+        times = []
+        for _ in range(repeats):
+            self.sync()
+            t0 = time.perf_counter()
+            fn()
+            self.sync()
+            times.append(time.perf_counter() - t0)
+        return sorted(times)[len(times) // 2]
 
     def set_precision(self, policy):
         # The reference computes in true fp32: TF32 off for matmul and cuDNN
@@ -369,6 +417,18 @@ class Reference:
     def check_params(self, msg):
         changed = [s["name"] for s, t in zip(self.param_specs, self.param_values) if not bitwise_equal(self.view(s), t)]
         return {"ok": True, "changed_params": changed}
+
+
+def count_flops(model, args):
+    """Floating-point operations of one forward, by PyTorch's FLOP counter
+    (matrix products and convolutions; torch >= 2.1), or None."""
+    try:
+        from torch.utils.flop_counter import FlopCounterMode
+        with FlopCounterMode(display=False) as counter:
+            model(*clone_args(args))
+        return int(counter.get_total_flops())
+    except Exception:
+        return None
 
 
 def clone_args(args):

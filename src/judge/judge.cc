@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <random>
 
+#include "audit/speed_of_light.h"
 #include "audit/static_audit.h"
 #include "base/fs.h"
 #include "check/tolerance.h"
@@ -180,6 +181,7 @@ class judgment_run {
                    {"precision", "fp32"},
                    {"tolerances", tolerance_table_json()},
                    {"exchange_path", scratch_ + "/exchange.bin"},
+                   {"calibration_path", cache_dir() + "/calibration-" + j_.backend + ".json"},
                    {"flush_bytes", j_.backend == "cuda" ? kCudaFlushBytes : kCpuFlushBytes}};
       if (!opt_.profile.empty()) {
         init["profile"] = opt_.profile;
@@ -249,6 +251,7 @@ class judgment_run {
     if (!layout) return layout.err();
     layout_ = std::move(*layout);
     if (init.body.contains("profile") && init.body["profile"].is_string()) j_.profile = init.body["profile"];
+    sol_ = init.body.value("speed_of_light", json::object());
     if (layout_.outputs.empty()) return make_error("Model.forward returned no tensors");
     return ok_status();
   }
@@ -311,7 +314,7 @@ class judgment_run {
       req.cc_minor = std::stoi(cc.substr(cc.find('.') + 1));
     }
     req.include_dir = data_dir_ + "/include";
-    req.cache_dir = opt_.cache_dir.empty() ? default_cache_dir() : opt_.cache_dir;
+    req.cache_dir = cache_dir();
     req.scratch_dir = scratch_;
     req.timeout_s = opt_.compile_timeout_s;
     auto source = read_file(j_.candidate_path);
@@ -518,8 +521,33 @@ class judgment_run {
     j_.candidate.summary = summarize_samples(j_.candidate.samples_ms);
     j_.outcome = verdict::correct;
     if (j_.candidate.summary->median_ms > 0) j_.speedup = j_.reference.summary->median_ms / j_.candidate.summary->median_ms;
+    return check_speed_of_light();
+  }
+
+  // Reports the candidate's fraction of the floor; on CUDA a candidate faster
+  // than physics allows is rejected. On the CPU the floor is only reported:
+  // a last-level cache larger than the flush can hold small inputs.
+  bool check_speed_of_light() {
+    sol_inputs in = parse_sol_inputs(sol_);
+    auto floor = sol_floor_ms(in);
+    j_.speed_of_light = sol_;
+    if (!floor) return true;
+    double cand = j_.candidate.summary->median_ms;
+    j_.speed_of_light["floor_ms"] = *floor;
+    j_.speed_of_light["fraction"] = cand > 0 ? *floor / cand : 0.0;
+    if (j_.backend == "cuda" && faster_than_light(*floor, cand)) {
+      add_check("speed_of_light", false, "median " + fmt_ms(cand) + " against a floor of " + fmt_ms(*floor));
+      j_.speedup.reset();
+      return reject("impossible_speed", "the candidate's median " + fmt_ms(cand) + " is under " +
+                                            std::to_string(static_cast<int>(100 * kImpossibleFraction)) +
+                                            "% of the device's floor " + fmt_ms(*floor) +
+                                            " (bytes over measured bandwidth, FLOPs over measured peak)");
+    }
+    add_check("speed_of_light", true, "at " + std::to_string(static_cast<int>(100 * *floor / cand)) + "% of the floor " + fmt_ms(*floor));
     return true;
   }
+
+  std::string cache_dir() const { return opt_.cache_dir.empty() ? default_cache_dir() : opt_.cache_dir; }
 
   // ---- helpers ----------------------------------------------------------------
   void end_phase(const char* name) {
@@ -568,6 +596,7 @@ class judgment_run {
   std::optional<worker_channel> reference_, candidate_;
   bool task_only_ = false;
   exchange_layout layout_;
+  json sol_ = json::object();  // the reference worker's speed-of-light figures
 };
 
 }  // namespace

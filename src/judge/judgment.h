@@ -54,6 +54,9 @@ struct judgment {
   std::vector<check_result> checks;
   std::vector<hack_evidence> hacks;
   nlohmann::json audit = nlohmann::json::array();  // static-screen findings (audit_hits_json)
+  /// {floor_ms, fraction (floor over the candidate's median), bytes, flops,
+  /// bandwidth_bytes_per_s, peak_flops_per_s, calibration}; null when unknown.
+  nlohmann::json speed_of_light = nullptr;
   nlohmann::json device = nlohmann::json::object();
   std::string backend;
   std::string task_path, candidate_path;

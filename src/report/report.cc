@@ -56,6 +56,7 @@ json judgment_to_json(const judgment& j) {
           {"checks", checks},
           {"hacks", hacks},
           {"audit", j.audit},
+          {"speed_of_light", j.speed_of_light},
           {"message", j.message},
           {"device", j.device},
           {"backend", j.backend},
@@ -85,6 +86,9 @@ std::string judgment_summary(const judgment& j) {
            fmt("%.4g ms", c.median_ms) + fmt(" (IQR %.1f%%)", 100 * c.rel_iqr) + ", " + std::to_string(c.samples) +
            " timed pairs (" + j.stop_reason + ")\n";
   }
+  if (j.speed_of_light.is_object() && j.speed_of_light.contains("fraction"))
+    out += "  speed of light: floor " + fmt("%.4g ms", j.speed_of_light["floor_ms"].get<double>()) + ", candidate at " +
+           fmt("%.0f%%", 100 * j.speed_of_light["fraction"].get<double>()) + " of it\n";
   if (j.error.measured)
     out += "  error: max abs " + fmt_opt(j.error.max_abs) + ", max rel " + fmt_opt(j.error.max_rel) + ", rel norm " +
            fmt_opt(j.error.rel_norm) + " over " + std::to_string(j.calls) + " checked calls\n";
