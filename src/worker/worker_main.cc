@@ -75,7 +75,8 @@ cudal1_tensor make_tensor(const tensor_slot& slot, void* data) {
 
 class worker {
  public:
-  explicit worker(std::unique_ptr<device> dev) : dev_(std::move(dev)) {}
+  /// network: how the sandbox's network isolation went, for the load reply.
+  worker(std::unique_ptr<device> dev, std::string network) : dev_(std::move(dev)), network_(std::move(network)) {}
 
   json handle(const json& cmd) {
     std::string op = cmd.value("op", "");
@@ -129,11 +130,6 @@ class worker {
     if (!forward_) return failure("missing_entry", "the candidate does not define cudal1_forward (extern \"C\", see cudal1/abi.h)");
     return {{"ok", true}, {"sandbox", {{"network", network_}, {"filesystem", filesystem}}}};
   }
-
- public:
-  std::string network_ = "not isolated (CUDAL1_SANDBOX=0)";
-
- private:
 
   json stage(int arena, uint64_t shift, int sentinel) {
     if (arena < 0 || arena > 1 || shift % 256 != 0 || shift >= kMaxShiftBytes)
@@ -217,6 +213,7 @@ class worker {
   }
 
   std::unique_ptr<device> dev_;
+  std::string network_;
   std::string process_name_ = thread_name("self");  // "cudal1-worker": inherited by threads the candidate starts
   exchange_layout layout_;
   forward_fn forward_ = nullptr;
@@ -255,8 +252,7 @@ int worker_main(int argc, char** argv) {
     dev = make_cpu_device(flush_bytes);
   }
   send({{"ok", true}, {"device", facts_to_json(dev->facts())}});
-  worker w(std::move(dev));
-  w.network_ = network;
+  worker w(std::move(dev), network);
   FILE* commands = fdopen(3, "r");
   if (!commands) return 3;
   char* line = nullptr;
