@@ -8,6 +8,7 @@
 //                    then interleaved timed pairs until the stopping rule says so
 //   finish           parameters checked, workers stopped, statistics computed
 #include "judge/judge.h"
+#include "judge/recheck.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -608,51 +609,6 @@ result<nlohmann::json> audit_task(const std::string& task_path, int seeds, const
   return run.run_task_audit(seeds);
 }
 
-namespace {
-
-// An implausible speedup stands only if a second judgment, in fresh processes
-// with fresh seeds, finds the candidate correct again and a speedup within
-// the tolerance of the first.
-result<judgment> recheck(judgment first, const std::string& task_path, const std::string& candidate_path,
-                         const judge_options& options, progress_sink& progress) {
-  char what[160];
-  std::snprintf(what, sizeof what, "re-measuring a %.2fx speedup in fresh processes", *first.speedup);
-  progress.phase(what);
-  judge_options again = options;
-  again.recheck_above = 0;
-  again.seed.reset();
-  judgment_run run(task_path, candidate_path, again, progress);
-  auto second = run.run();
-  if (!second) return second.err();
-  first.total_s += second->total_s;
-  first.phases_s.emplace_back("recheck", second->total_s);
-  if (second->outcome != verdict::correct) {
-    // The second look found what the first missed: its verdict stands.
-    first.outcome = second->outcome;
-    first.message = "on re-measurement: " + second->message;
-    first.speedup.reset();
-    first.hacks.insert(first.hacks.end(), second->hacks.begin(), second->hacks.end());
-    first.checks.push_back({"speedup_recheck", false, "the re-measurement in fresh processes ended " +
-                                                          std::string(to_string(second->outcome))});
-    return first;
-  }
-  first.recheck_speedup = second->speedup;
-  double s1 = *first.speedup, s2 = second->speedup.value_or(0);
-  double differ = std::abs(s2 - s1) / s1;
-  std::snprintf(what, sizeof what, "%.3fx, then %.3fx in fresh processes (%.1f%% apart; at most %.0f%%)", s1, s2,
-                100 * differ, 100 * options.recheck_tolerance);
-  first.checks.push_back({"speedup_recheck", differ <= options.recheck_tolerance, what});
-  if (differ > options.recheck_tolerance) {
-    first.outcome = verdict::rejected;
-    first.hacks.push_back({"unstable_speedup", what});
-    first.message = std::string("unstable_speedup: ") + what;
-    first.speedup.reset();
-  }
-  return first;
-}
-
-}  // namespace
-
 result<judgment> judge_candidate(const std::string& task_path, const std::string& candidate_path,
                                  const judge_options& options, progress_sink& progress) {
   // A worker that dies leaves a closed pipe: a write to it must fail, not kill us.
@@ -662,7 +618,7 @@ result<judgment> judge_candidate(const std::string& task_path, const std::string
   if (!first || first->outcome != verdict::correct || options.recheck_above <= 0 || !first->speedup ||
       *first->speedup <= options.recheck_above)
     return first;
-  return recheck(std::move(*first), task_path, candidate_path, options, progress);
+  return recheck_speedup(std::move(*first), task_path, candidate_path, options, progress);
 }
 
 }  // namespace cudal1
