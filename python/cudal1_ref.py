@@ -552,7 +552,8 @@ def compare_precise(cand, ref, rtol, atol_rel):
         err_sq += (fd * fd).sum()
         if fd.numel():
             max_abs = torch.maximum(max_abs, fd.max())
-            max_rel = torch.maximum(max_rel, (fd / (r.abs() + atol)).max())
+            rel = torch.where(fd == 0, torch.zeros_like(fd), fd / (r.abs() + atol))  # 0/0 (exact integers) is no error
+            max_rel = torch.maximum(max_rel, rel.max())
         if not bool(finite.all()):
             max_abs = torch.full_like(max_abs, math.inf)
             max_rel = torch.full_like(max_rel, math.inf)
