@@ -52,6 +52,7 @@ void apply_limits(const process_limits& l) {
   apply_limit(RLIMIT_AS, l.address_bytes);
   apply_limit(RLIMIT_NOFILE, l.open_files);
   apply_limit(RLIMIT_NPROC, l.processes);
+  apply_limit(RLIMIT_FSIZE, l.file_bytes);
   struct rlimit no_core = {0, 0};
   setrlimit(RLIMIT_CORE, &no_core);
 }

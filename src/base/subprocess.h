@@ -20,7 +20,8 @@ struct process_limits {
   uint64_t cpu_seconds = 0;     // RLIMIT_CPU: SIGXCPU/SIGKILL past it
   uint64_t address_bytes = 0;   // RLIMIT_AS (not for CUDA: the driver reserves huge ranges)
   uint64_t open_files = 0;      // RLIMIT_NOFILE
-  uint64_t processes = 0;       // RLIMIT_NPROC
+  uint64_t processes = 0;       // RLIMIT_NPROC (does not bind root)
+  uint64_t file_bytes = 0;      // RLIMIT_FSIZE: the largest file it may write (its log included)
 };
 
 /// How a process ended.

@@ -279,6 +279,7 @@ class judgment_run {
     spawn.working_dir = scratch_;
     spawn.limits.open_files = 256;
     spawn.limits.cpu_seconds = 3600;
+    spawn.limits.file_bytes = 256ull << 20;  // a candidate printing without end fills no disk
     // A bound on the candidate's memory, so a huge allocation fails in the
     // worker instead of waking the OOM killer. Not on CUDA: the driver
     // reserves address ranges far larger than any real use.
@@ -399,6 +400,9 @@ class judgment_run {
         if (!run.body.value("new_threads", json::array()).empty())
           return reject("background_thread", "threads still running after cudal1_forward returned: " +
                                                  run.body["new_threads"].dump() + " (call " + std::to_string(j_.calls + 1) + ")");
+        if (!run.body.value("child_processes", json::array()).empty())
+          return reject("background_process", "processes started by the call still running: " +
+                                                  run.body["child_processes"].dump() + " (call " + std::to_string(j_.calls + 1) + ")");
         if (std::string cache = run.body.value("cache_tampering", ""); !cache.empty())
           return reject("cache_game", "the call left " + cache + " (call " + std::to_string(j_.calls + 1) + ")");
         j_.requests_ms["run"].push_back(run.wall_ms);

@@ -1,5 +1,10 @@
 #include "worker/channel.h"
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
 #include "base/fs.h"
 
 namespace cudal1 {
@@ -95,8 +100,21 @@ void worker_channel::kill() {
 }
 
 std::string worker_channel::log_tail(int lines) const {
-  auto text = read_file(log_path_);
-  return text ? tail_lines(*text, lines) : "";
+  // The end of the log only, each line cut short: a candidate may print
+  // hundreds of megabytes, on one line.
+  constexpr std::streamoff kTailBytes = 8192;
+  constexpr size_t kLineChars = 240;
+  std::ifstream in(log_path_, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  std::streamoff size = in.tellg();
+  in.seekg(std::max<std::streamoff>(0, size - kTailBytes));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string out;
+  std::istringstream split(tail_lines(text, lines));
+  for (std::string line; std::getline(split, line);)
+    out += (line.size() > kLineChars ? line.substr(0, kLineChars) + "... (cut)" : line) + "\n";
+  if (!out.empty()) out.pop_back();
+  return out;
 }
 
 }  // namespace cudal1

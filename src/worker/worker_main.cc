@@ -13,8 +13,8 @@
 //   stage          {"arena", "shift", "sentinel"}: fresh inputs at fresh addresses
 //                  (copied from the exchange), outputs filled with sentinels, caches flushed
 //   run            the timed call: start .. cudal1_forward .. device sync .. stop;
-//                  then a census of threads the call left running and cache state
-//                  it left behind
+//                  then a census of threads and processes the call left running
+//                  and cache state it left behind
 //   collect        outputs and (possibly modified) inputs back into the exchange
 //   return_params  parameters back into the exchange, to check they are unchanged
 //   quit
@@ -169,9 +169,22 @@ class worker {
       new_threads.push_back(name.empty() ? tid : name);
     }
     std::string cache = dev_->cache_tampering();
+    json children = json::array();
+    for (const auto& pid : child_processes()) children.push_back(pid);
     if (!ms) return failure("runtime_error", ms.message());
     if (rc != 0) return failure("runtime_error", "cudal1_forward returned " + std::to_string(rc));
-    return {{"ok", true}, {"ms", *ms}, {"new_threads", new_threads}, {"cache_tampering", cache}};
+    return {{"ok", true}, {"ms", *ms}, {"new_threads", new_threads}, {"child_processes", children},
+            {"cache_tampering", cache}};
+  }
+
+  // The worker starts no processes of its own: any child is the candidate's.
+  static std::vector<std::string> child_processes() {
+    std::vector<std::string> pids;
+    for (const auto& tid : list_threads()) {
+      std::ifstream in("/proc/self/task/" + tid + "/children");
+      for (std::string pid; in >> pid;) pids.push_back(pid);
+    }
+    return pids;
   }
 
   static std::set<std::string> list_threads() {
