@@ -1,4 +1,6 @@
 // cudal1: judge native kernels against PyTorch references.
+#include <signal.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -52,6 +54,8 @@ int usage_error(const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace cudal1;
+  // Workers that die leave closed pipes: writing to one must fail, not end us.
+  signal(SIGPIPE, SIG_IGN);
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
     print_help();
     return argc < 2 ? 2 : 0;

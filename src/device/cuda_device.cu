@@ -2,6 +2,7 @@
 // an L2 flush with persisting-L2 reset, and an event window closed by a
 // device-wide synchronization.
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -49,8 +50,11 @@ class cuda_device final : public device {
   status init() {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess || count == 0)
+    if (e != cudaSuccess || count == 0) {
+      // Without a driver the runtime says "driver version is insufficient": say what it means.
+      if (access("/dev/nvidiactl", F_OK) != 0) return make_error("no CUDA device: no NVIDIA driver is loaded on this machine");
       return make_error(std::string("no CUDA device: ") + (e != cudaSuccess ? cudaGetErrorString(e) : "none found"));
+    }
     CUDAL1_CUDA_TRY(cudaSetDevice(0));
     cudaDeviceProp prop;
     CUDAL1_CUDA_TRY(cudaGetDeviceProperties(&prop, 0));
