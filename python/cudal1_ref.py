@@ -23,7 +23,6 @@ backend (exchange = device memory shared through CUDA IPC).
 """
 import importlib.util
 import json
-import math
 import mmap
 import os
 import sys
@@ -31,7 +30,6 @@ import time
 import traceback
 
 ALIGN = 256
-CHUNK = 1 << 26  # elements per comparison chunk: bounds the temporaries (a few x 256 MB)
 
 torch = None  # imported in main(), so a missing torch is reported as a reply
 
@@ -46,11 +44,6 @@ def dtype_names():
         torch.float64: "f64", torch.int32: "i32", torch.int64: "i64",
         torch.bool: "bool", torch.uint8: "u8", torch.int8: "i8",
     }
-
-
-def finite_or_none(x):
-    x = float(x)
-    return x if math.isfinite(x) else None
 
 
 def align(n):
@@ -116,45 +109,6 @@ def as_output_list(out):
     if isinstance(out, (bool, int, float)):
         return [as_tensor_arg(out, 0)]
     raise TaskError(f"Model.forward returned a {type(out).__name__}; expected a tensor or a tuple of tensors")
-
-
-class Fingerprints:
-    """Samples of the reference outputs of recent calls (the same random
-    positions every call), to recognize a candidate output replayed from an
-    earlier call without keeping whole outputs."""
-
-    KEEP = 64
-    SAMPLES = 4096
-
-    def __init__(self):
-        self.positions = None  # per output: flat indices
-        self.history = []      # (call number, [per output: sampled values])
-        self.calls = 0
-
-    def sample(self, i, t):
-        flat = t.reshape(-1)
-        return flat[self.positions[i].to(flat.device)].double().cpu()
-
-    def add(self, outs):
-        self.calls += 1
-        if self.positions is None:
-            gen = torch.Generator().manual_seed(12345)
-            self.positions = [torch.randint(0, max(o.numel(), 1), (min(self.SAMPLES, o.numel()),), generator=gen)
-                              for o in outs]
-        self.history.append((self.calls, [self.sample(i, o) for i, o in enumerate(outs)]))
-        del self.history[:-self.KEEP]
-
-    def match(self, i, cand, rtol, atol):
-        """The number of an earlier call whose reference the candidate's
-        output i matches at every sampled position, or None."""
-        if self.positions is None or self.positions[i].numel() == 0:
-            return None
-        c = self.sample(i, cand)
-        for call, samples in reversed(self.history):
-            r = samples[i]
-            if bool(((c - r).abs() <= atol + rtol * r.abs()).all()):
-                return call
-        return None
 
 
 class Reference:
@@ -467,106 +421,6 @@ class _NullContext:
         return False
 
 
-def passes(figures, rel_norm):
-    """The judge's rule (src/check/tolerance.cc), for the replay test here."""
-    return figures["bad"] == 0 and figures["unwritten"] == 0 and figures["rel_norm"] is not None \
-        and figures["rel_norm"] <= rel_norm
-
-
-def bitwise_equal(a, b):
-    if a.numel() == 0:
-        return True
-    return torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
-
-
-def compare(cand, ref, rtol, atol_rel):
-    """Error figures of cand against ref (see compare_precise for the rule).
-
-    The fast path runs in the output's precision (float32 for half types,
-    sums in float64) with few passes, since every call's output is checked.
-    It is exact whenever every element passes; anything else (a failing
-    element, NaN or infinity anywhere) is recomputed by compare_precise.
-    """
-    c_flat, r_flat = cand.reshape(-1), ref.reshape(-1)
-    n = r_flat.numel()
-    if n == 0 or not (ref.is_floating_point() and cand.is_floating_point()):
-        return compare_precise(cand, ref, rtol, atol_rel)
-    work = torch.float64 if ref.dtype == torch.float64 else torch.float32
-    f64 = torch.float64
-    sum_sq = r_flat.new_zeros((), dtype=f64)
-    for i in range(0, n, CHUNK):
-        r = r_flat[i:i + CHUNK].to(work)
-        sum_sq += torch.sum(r * r, dtype=f64)
-    ref_sq = sum_sq.item()
-    if not math.isfinite(ref_sq):
-        return compare_precise(cand, ref, rtol, atol_rel)
-    scale = math.sqrt(ref_sq / n)
-    atol = atol_rel * scale if scale > 0 else atol_rel
-    passed, err_sq = r_flat.new_zeros((), dtype=torch.int64), r_flat.new_zeros((), dtype=f64)
-    max_abs, max_rel = r_flat.new_zeros((), dtype=work), r_flat.new_zeros((), dtype=work)
-    for i in range(0, n, CHUNK):
-        c, r = c_flat[i:i + CHUNK].to(work), r_flat[i:i + CHUNK].to(work)  # may alias: never modify r
-        d = (c - r).abs_()
-        r_abs = r.abs()
-        passed += (d <= r_abs * rtol + atol).sum()  # NaN fails
-        err_sq += torch.sum(d * d, dtype=f64)
-        max_abs = torch.maximum(max_abs, d.max())
-        max_rel = torch.maximum(max_rel, d.div_(r_abs.add_(atol)).max())
-    if passed.item() != n or not math.isfinite(err_sq.item()):
-        return compare_precise(cand, ref, rtol, atol_rel)
-    err_norm, ref_norm = math.sqrt(err_sq.item()), math.sqrt(ref_sq)
-    rel_norm = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
-    return {"numel": n, "bad": 0, "unwritten": 0, "max_abs": finite_or_none(max_abs.item()),
-            "max_rel": finite_or_none(max_rel.item()), "rel_norm": finite_or_none(rel_norm), "scale": scale}
-
-
-def compare_precise(cand, ref, rtol, atol_rel):
-    """Error figures of cand against ref, computed in float64 in chunks.
-
-    Tolerance per element: |c - r| <= atol + rtol * |r|, with
-    atol = atol_rel * scale and scale the RMS of the finite reference values,
-    so the absolute tolerance follows the output's magnitude and an all-zero
-    output cannot pass a task whose outputs are merely small. NaN where the
-    reference has none counts as unwritten (outputs are NaN-prefilled).
-    """
-    c_flat, r_flat = cand.reshape(-1), ref.reshape(-1)
-    n = r_flat.numel()
-    sum_sq = r_flat.new_zeros((), dtype=torch.float64)
-    for i in range(0, n, CHUNK):
-        r = r_flat[i:i + CHUNK].double()
-        sum_sq += torch.where(torch.isfinite(r), r * r, torch.zeros_like(r)).sum()
-    scale = math.sqrt(sum_sq.item() / n) if n else 0.0
-    atol = atol_rel * scale if scale > 0 else atol_rel
-    zero = r_flat.new_zeros((), dtype=torch.float64)
-    bad, unwritten, err_sq, max_abs, max_rel = zero.clone(), zero.clone(), zero.clone(), zero.clone(), zero.clone()
-    for i in range(0, n, CHUNK):
-        c, r = c_flat[i:i + CHUNK].double(), r_flat[i:i + CHUNK].double()
-        nan_c, nan_r = torch.isnan(c), torch.isnan(r)
-        unwritten += (nan_c & ~nan_r).sum()
-        same = (c == r) | (nan_c & nan_r)  # also equal infinities
-        diff = torch.where(same, torch.zeros_like(c), (c - r).abs())
-        diff = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff)
-        bad += (diff > atol + rtol * r.abs()).sum()
-        finite = torch.isfinite(diff)
-        fd = torch.where(finite, diff, torch.zeros_like(diff))
-        err_sq += (fd * fd).sum()
-        if fd.numel():
-            max_abs = torch.maximum(max_abs, fd.max())
-            rel = torch.where(fd == 0, torch.zeros_like(fd), fd / (r.abs() + atol))  # 0/0 (exact integers) is no error
-            max_rel = torch.maximum(max_rel, rel.max())
-        if not bool(finite.all()):
-            max_abs = torch.full_like(max_abs, math.inf)
-            max_rel = torch.full_like(max_rel, math.inf)
-    ref_norm = math.sqrt(sum_sq.item())
-    err_norm = math.sqrt(err_sq.item())
-    rel_norm = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
-    if max_abs.item() == math.inf:
-        rel_norm = math.inf
-    return {"numel": n, "bad": int(bad.item()), "unwritten": int(unwritten.item()),
-            "max_abs": finite_or_none(max_abs.item()), "max_rel": finite_or_none(max_rel.item()),
-            "rel_norm": finite_or_none(rel_norm), "scale": scale}
-
-
 def serve_requests(commands, replies):
     """The worker loop: a hello, then one reply per command until quit or EOF."""
     def reply(obj):
@@ -599,9 +453,11 @@ def serve_requests(commands, replies):
 
 
 def import_torch():
-    global torch
+    """Imports torch, then the comparison module that needs it."""
+    global torch, Fingerprints, bitwise_equal, compare, passes
     import torch as _torch
     torch = _torch
+    from cudal1_compare import Fingerprints, bitwise_equal, compare, passes  # noqa: F811
 
 
 def main():

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
@@ -184,9 +185,14 @@ result<child_process> fork_reference(const reference_fork_request& req, bool* py
   std::vector<std::string> env = merged_environment(req.env);
   sha256 h;
   h.update(req.python + '\0');
-  auto script = read_file(req.script);
-  if (!script) return script.err();
-  h.update(*script);
+  // The server imports the worker script and the modules beside it once:
+  // a change to any of them needs a server of its own.
+  for (const char* name : {"cudal1_ref.py", "cudal1_compare.py"}) {
+    std::string path = std::filesystem::path(req.script).parent_path() / name;
+    auto text = read_file(path);
+    if (!text) return text.err();
+    h.update(*text);
+  }
   std::vector<std::string> keyed;
   for (const auto& kv : env)
     if (affects_import(kv.substr(0, kv.find('=')))) keyed.push_back(kv);
