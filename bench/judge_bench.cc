@@ -19,11 +19,6 @@
 
 namespace {
 
-class no_progress : public cudal1::progress_sink {
- public:
-  void phase(const std::string&) override {}
-};
-
 struct figures {
   double median, min, max;
 };

@@ -133,6 +133,7 @@ class Reference:
         torch.set_grad_enabled(False)
 
         self.names = dtype_names()
+        self.dtypes = {name: dtype for dtype, name in self.names.items()}
         args = self.generate(msg["seed"] + 1)
         self.arg_specs = [self.spec(f"arg{i}", t) for i, t in enumerate(args)]
         outs = as_output_list(self.model(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args]))
@@ -262,7 +263,7 @@ class Reference:
         return {"kind": "file", "path": path, "offset": 0, "bytes": self.exchange_bytes}
 
     def view(self, spec):
-        dtype = {v: k for k, v in self.names.items()}[spec["dtype"]]
+        dtype = self.dtypes[spec["dtype"]]
         raw = self.exchange[spec["offset"]:spec["offset"] + spec["nbytes"]]
         return raw.view(dtype).view(spec["shape"])
 

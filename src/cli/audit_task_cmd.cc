@@ -6,13 +6,6 @@
 #include "judge/judge.h"
 
 namespace cudal1 {
-namespace {
-class quiet_progress : public progress_sink {
- public:
-  void phase(const std::string&) override {}
-};
-}  // namespace
-
 int run_audit_task(const args_t& args) {
   judge_options opt;
   bool as_json = false;
@@ -64,7 +57,7 @@ int run_audit_task(const args_t& args) {
     }
   }
   if (tasks.empty()) return usage_error("audit-task needs a TASK (see cudal1 audit-task --help)");
-  quiet_progress progress;
+  no_progress progress;
   for (const auto& t : tasks) {
     auto report = audit_task(t, seeds, opt, progress);
     if (!report) return usage_error(report.message());

@@ -67,11 +67,6 @@ class stderr_progress : public progress_sink {
   bool enabled_;
 };
 
-class quiet_progress : public progress_sink {
- public:
-  void phase(const std::string&) override {}
-};
-
 // Parses "--name value" and "--name=value"; numbers are checked.
 struct option_reader {
   const args_t& args;
@@ -159,7 +154,7 @@ int run_eval(const args_t& args) {
     return usage_error("--max-samples is below --min-samples");
 
   stderr_progress progress(!quiet && !as_json);
-  quiet_progress silent;
+  no_progress silent;
   const std::string& task = positional[0];
   for (size_t c = 1; c < positional.size(); ++c) {
     if (!quiet && !as_json) std::fprintf(stderr, "%s\n", positional[c].c_str());

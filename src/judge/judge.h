@@ -43,6 +43,12 @@ class progress_sink {
   virtual void phase(const std::string& what) = 0;
 };
 
+/// Progress that goes nowhere (--json output, tests, benchmarks).
+class no_progress : public progress_sink {
+ public:
+  void phase(const std::string&) override {}
+};
+
 /// Judges one candidate. A candidate's failure is a verdict in the judgment;
 /// errors are failures of the setup (missing file, a task that does not
 /// import, no Python with torch, no GPU for a .cu candidate).
