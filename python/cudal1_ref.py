@@ -190,6 +190,7 @@ class Reference:
             if cuda:
                 torch.cuda.empty_cache()  # give the calibration's gigabytes back to the device
             result = {"key": key, "bandwidth_bytes_per_s": 2 * n_bytes / copy_s, "peak_flops_per_s": 2 * n ** 3 / mm_s}
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             with open(path + ".tmp", "w") as f:
                 json.dump(result, f)
             os.replace(path + ".tmp", path)

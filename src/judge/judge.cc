@@ -91,6 +91,54 @@ class judgment_run {
                 {"flags", r.body.value("flags", json::array())}};
   }
 
+  /// The reference alone, timed the way a judgment times it (L2 flushed,
+  /// fresh inputs every call, the same warm-up and stopping rule).
+  result<reference_timing> run_reference_timing() {
+    task_only_ = true;
+    start_ = std::chrono::steady_clock::now();
+    if (auto s = setup(); !s) return s.err();
+    if (auto s = start_reference(); !s) return s.err();
+    if (auto s = await_reference(); !s) return s.err();
+    progress_.phase("timing the reference");
+    auto call = [&](double* ms) -> status {
+      worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
+      if (prep.what != worker_reply::kind::ok) return reference_error("generating inputs", prep);
+      worker_reply run = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
+      if (run.what != worker_reply::kind::ok) return reference_error("running the reference", run);
+      *ms = run.body.value("ms", 0.0);
+      return ok_status();
+    };
+    double ms = 0;
+    auto warm_start = std::chrono::steady_clock::now();
+    for (int w = 0; w < 50 && (w < opt_.warmup_calls || seconds_since(warm_start) < opt_.warmup_s); ++w)
+      if (auto s = call(&ms); !s) return s.err();
+    reference_timing t;
+    auto measure_start = std::chrono::steady_clock::now();
+    for (;;) {
+      if (auto s = call(&ms); !s) return s.err();
+      t.samples_ms.push_back(ms);
+      stop_reason reason = should_stop(opt_.stopping, t.samples_ms, t.samples_ms, seconds_since(measure_start));
+      if (reason != stop_reason::none) {
+        t.stop_reason = to_string(reason);
+        break;
+      }
+    }
+    reference_->kill();
+    t.summary = summarize_samples(t.samples_ms);
+    t.task_path = j_.task_path;
+    t.backend = j_.backend;
+    t.profile = j_.profile;
+    t.python = j_.python;
+    t.torch_version = j_.torch_version;
+    t.speed_of_light = sol_;
+    if (auto floor = sol_floor_ms(parse_sol_inputs(sol_)); floor && t.summary.median_ms > 0) {
+      t.speed_of_light["floor_ms"] = *floor;
+      t.speed_of_light["fraction"] = *floor / t.summary.median_ms;
+    }
+    t.total_s = seconds_since(start_);
+    return t;
+  }
+
   result<judgment> run() {
     start_ = phase_start_ = std::chrono::steady_clock::now();
     if (auto s = setup(); !s) return s.err();
@@ -611,6 +659,13 @@ result<nlohmann::json> audit_task(const std::string& task_path, int seeds, const
   signal(SIGPIPE, SIG_IGN);
   judgment_run run(task_path, "", options, progress);
   return run.run_task_audit(seeds);
+}
+
+result<reference_timing> time_reference(const std::string& task_path, const judge_options& options,
+                                        progress_sink& progress) {
+  signal(SIGPIPE, SIG_IGN);
+  judgment_run run(task_path, "", options, progress);
+  return run.run_reference_timing();
 }
 
 result<judgment> judge_candidate(const std::string& task_path, const std::string& candidate_path,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "judge/judgment.h"
@@ -64,6 +65,23 @@ result<judgment> judge_candidate(const std::string& task_path, const std::string
 /// if the machine has one), python, profile.
 result<nlohmann::json> audit_task(const std::string& task_path, int seeds, const judge_options& options,
                                   progress_sink& progress);
+
+/// The reference alone, timed as a judgment times it.
+struct reference_timing {
+  std::string task_path, backend, profile, python, torch_version;
+  std::vector<double> samples_ms;
+  sample_summary summary;
+  std::string stop_reason;
+  /// As in a judgment, with fraction = floor over the reference's median.
+  nlohmann::json speed_of_light = nullptr;
+  double total_s = 0;
+};
+
+/// Times the reference of a task on options.backend ("auto": the GPU if the
+/// machine has one): fresh inputs every call, the L2 flushed before each,
+/// the judgment's warm-up and stopping rule (both sides being the reference).
+result<reference_timing> time_reference(const std::string& task_path, const judge_options& options,
+                                        progress_sink& progress);
 
 /// The backend a candidate file runs on: "cuda" for .cu, "cpu" for .cpp/.cc;
 /// checks an explicit choice against the extension.

@@ -1,0 +1,68 @@
+// The judge options shared by eval and suite.
+#include "cli/options.h"
+
+namespace cudal1 {
+
+const char* const kJudgeOptionsHelp = R"(
+judge options:
+  --backend auto|cpu|cuda   where to run (auto: .cu -> cuda, .cpp -> cpu)
+  --python PATH             Python with PyTorch for the reference
+                            (default: $CUDAL1_PYTHON, else the first of python3,
+                            /usr/bin/python3, ... that imports torch)
+  --profile NAME            task size profile (cudal1_profiles in the task);
+                            the CPU backend uses "cpu" when the task has one
+  --trials N                correctness trials before timing (default 5)
+  --timeout SECONDS         limit for one call of the candidate (default 10)
+  --compile-timeout SECONDS limit for compiling (default 120)
+  --time-budget SECONDS     most time spent timing (default 2)
+  --min-time SECONDS        least time spent timing (default 1)
+  --min-samples N           least timed pairs (default 10)
+  --max-samples N           most timed pairs (default 2000)
+  --target-ci FRACTION      stop once both medians' 95% CI half-widths are
+                            within this fraction (default 0.005)
+  --recheck-above X         re-measure a speedup above X in fresh processes before
+                            it stands (default 3; 0: never)
+  --recheck-tolerance F     reject as unstable if the two speedups differ by more
+                            than this fraction (default 0.1)
+  --seed N                  reproduce a judgment's inputs (default: random)
+  --cache-dir DIR           compile cache (default: $CUDAL1_CACHE_DIR or
+                            ~/.cache/cudal1)
+  --keep-scratch            keep the judgment's scratch folder (logs)
+  --no-ref-server           start the reference's Python afresh (pays torch's
+                            import every time) instead of forking it from the
+                            reference server, a background Python that keeps
+                            torch imported and exits after 10 idle minutes
+                            (also: CUDAL1_REF_SERVER=0)
+)";
+
+bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
+  const std::string& a = r.args[r.i];
+  std::string flag = a.substr(0, a.find('='));
+  double d = 0;
+  *ok = true;
+  if (a == "--keep-scratch") opt.keep_scratch = true;
+  else if (a == "--no-ref-server") opt.reference_server = false;
+  else if (flag == "--backend") *ok = r.value(&opt.backend);
+  else if (flag == "--python") *ok = r.value(&opt.python);
+  else if (flag == "--profile") *ok = r.value(&opt.profile);
+  else if (flag == "--cache-dir") *ok = r.value(&opt.cache_dir);
+  else if (flag == "--trials") *ok = r.integer(&opt.trials, 1);
+  else if (flag == "--timeout") *ok = r.number(&opt.call_timeout_s, 0.1);
+  else if (flag == "--compile-timeout") *ok = r.number(&opt.compile_timeout_s, 1);
+  else if (flag == "--time-budget") *ok = r.number(&opt.stopping.max_time_s, 0);
+  else if (flag == "--min-time") *ok = r.number(&opt.stopping.min_time_s, 0);
+  else if (flag == "--min-samples") *ok = r.integer(&opt.stopping.min_samples, 1);
+  else if (flag == "--max-samples") *ok = r.integer(&opt.stopping.max_samples, 1);
+  else if (flag == "--target-ci") *ok = r.number(&opt.stopping.target_ci_rel, 0);
+  else if (flag == "--recheck-above") *ok = r.number(&opt.recheck_above, 0);
+  else if (flag == "--recheck-tolerance") *ok = r.number(&opt.recheck_tolerance, 0);
+  else if (flag == "--seed") {
+    *ok = r.number(&d, 0);
+    opt.seed = static_cast<uint64_t>(d);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace cudal1

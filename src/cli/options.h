@@ -1,0 +1,73 @@
+// Option parsing and progress shared by the commands that judge.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.h"
+#include "judge/judge.h"
+
+namespace cudal1 {
+
+/// Progress lines on stderr ("  .. phase").
+class stderr_progress : public progress_sink {
+ public:
+  explicit stderr_progress(bool enabled) : enabled_(enabled) {}
+  void phase(const std::string& what) override {
+    if (enabled_) std::fprintf(stderr, "  .. %s\n", what.c_str());
+  }
+
+ private:
+  bool enabled_;
+};
+
+/// Parses "--name value" and "--name=value"; numbers are checked.
+struct option_reader {
+  const args_t& args;
+  size_t i = 0;
+  std::string error;
+
+  bool value(std::string* out) {
+    const std::string& a = args[i];
+    if (auto eq = a.find('='); eq != std::string::npos) {
+      *out = a.substr(eq + 1);
+      return true;
+    }
+    if (i + 1 >= args.size()) {
+      error = a + " needs a value";
+      return false;
+    }
+    *out = args[++i];
+    return true;
+  }
+  bool number(double* out, double min) {
+    std::string v;
+    if (!value(&v)) return false;
+    try {
+      size_t used = 0;
+      *out = std::stod(v, &used);
+      if (used != v.size() || *out < min) throw std::invalid_argument(v);
+    } catch (const std::exception&) {
+      error = args[i - (args[i].find('=') == std::string::npos ? 1 : 0)] + ": not a number >= " + std::to_string(min) + ": " + v;
+      return false;
+    }
+    return true;
+  }
+  bool integer(int* out, int min) {
+    double d;
+    if (!number(&d, min)) return false;
+    *out = static_cast<int>(d);
+    return true;
+  }
+};
+
+/// Reads the judge options that every judging command takes (backend,
+/// python, profile, trials, timeouts, stopping rule, re-check, seed, cache,
+/// scratch, reference server) at r.i. Returns false when args[r.i] is not one
+/// of them; *ok is false when it is one but its value is bad (r.error says why).
+bool read_judge_option(option_reader& r, judge_options& opt, bool* ok);
+
+/// The help text for those options.
+extern const char* const kJudgeOptionsHelp;
+
+}  // namespace cudal1
