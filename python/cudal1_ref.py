@@ -21,6 +21,8 @@ Commands (see src/judge/ for the driver):
 The same script serves the CPU backend (exchange = a shared file) and the CUDA
 backend (exchange = device memory shared through CUDA IPC).
 """
+import contextlib
+import copy
 import importlib.util
 import json
 import mmap
@@ -140,6 +142,9 @@ class Reference:
         self.out_specs = [self.spec(f"out{i}", t) for i, t in enumerate(outs)]
         state = list(self.model.state_dict().items())
         self.param_values = [t.detach().contiguous().clone() for _, t in state]
+        self.precise_model, self.precise_note = None, "off"
+        if msg.get("precise", True):
+            self.precise_model, self.precise_note = self.make_precise(args, outs)
         self.param_specs = [self.spec(name, t) for name, t in state]
 
         offset = 0
@@ -162,7 +167,22 @@ class Reference:
             "ok": True, "inputs": self.arg_specs, "outputs": self.out_specs, "params": self.param_specs,
             "exchange": exchange_desc, "profile": profile, "torch": torch.__version__,
             "python": sys.version.split()[0], "device_name": self.device_name(), "speed_of_light": sol,
+            "precise_reference": self.precise_note,
         }
+
+    def make_precise(self, args, outs):
+        """A float64 copy of the model, the yardstick for the correctness
+        trials (so a candidate is held to the true result, not to the fp32,
+        TF32 or bf16 rounding of PyTorch's kernels). None, with the reason,
+        when the task cannot run in float64 (a forward that casts explicitly)."""
+        try:
+            model = copy.deepcopy(self.model).double()
+            got = as_output_list(model(*to_double(args)))
+            if len(got) != len(outs) or any(g.shape != o.shape for g, o in zip(got, outs)):
+                return None, "unavailable: the float64 model returned other outputs"
+            return model, "float64"
+        except Exception as e:
+            return None, f"unavailable: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
 
     def calibrate(self, path):
         """The device's copy bandwidth (bytes read plus written per second) and
@@ -210,14 +230,23 @@ class Reference:
         return sorted(times)[len(times) // 2]
 
     def set_precision(self, policy):
-        # The reference computes in true fp32: TF32 off for matmul and cuDNN
-        # (cuDNN's convolutions default to TF32 on Ampere and later).
-        if policy != "fp32":
+        """The precision the reference is timed in, the one the candidate is
+        allowed: fp32 (TF32 off for matmul and cuDNN, whose convolutions
+        default to TF32 on Ampere and later), tf32 (TF32 on for both), or bf16
+        (TF32 on, and the forward under bf16 autocast)."""
+        if policy not in ("fp32", "tf32", "bf16"):
             raise TaskError(f"unknown precision policy {policy}")
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
+        self.policy = policy
+        tf32 = policy != "fp32"
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
         if hasattr(torch, "set_float32_matmul_precision"):
-            torch.set_float32_matmul_precision("highest")
+            torch.set_float32_matmul_precision("high" if tf32 else "highest")
+
+    def autocast(self):
+        if self.policy != "bf16":
+            return contextlib.nullcontext()
+        return torch.autocast(device_type=self.device.type, dtype=torch.bfloat16)
 
     def default_device(self):
         # torch >= 2.0: create tensors directly on the device (fast for large
@@ -299,7 +328,8 @@ class Reference:
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             t0 = time.perf_counter()
             start.record()
-            out = self.model(*args)
+            with self.autocast():
+                out = self.model(*args)
             torch.cuda.synchronize()
             end.record()
             end.synchronize()
@@ -307,7 +337,8 @@ class Reference:
             ms = start.elapsed_time(end)
         else:
             t0 = time.perf_counter()
-            out = self.model(*args)
+            with self.autocast():
+                out = self.model(*args)
             ms = wall_ms = (time.perf_counter() - t0) * 1e3
         self.ref_out = as_output_list(out)
         self.ref_args = args  # outputs may be views of the arguments
@@ -315,6 +346,12 @@ class Reference:
 
     def check(self, msg):
         figures = []
+        # Under bf16 autocast the reference's outputs may come back in bf16.
+        self.ref_out = [r.to(self.dtypes[s["dtype"]]) if self.names.get(r.dtype) != s["dtype"] and r.is_floating_point() else r
+                        for s, r in zip(self.out_specs, self.ref_out)]
+        precise = None
+        if msg.get("precise") and self.precise_model is not None:
+            precise = as_output_list(self.precise_model(*to_double(self.pristine)))
         for i, (spec, ref) in enumerate(zip(self.out_specs, self.ref_out)):
             if list(ref.shape) != spec["shape"] or self.names.get(ref.dtype) != spec["dtype"]:
                 raise TaskError(f"Model.forward returned {spec['name']} with another shape or dtype for other inputs")
@@ -326,6 +363,10 @@ class Reference:
                 call = self.fingerprints.match(i, self.view(spec), rtol, atol_rel * f["scale"])
                 if call is not None:
                     f["replays_call"] = call
+            if precise is not None and ref.is_floating_point():
+                # The candidate against float64, and PyTorch's own distance from it.
+                f["precise"] = compare(self.view(spec), precise[i], rtol, atol_rel)
+                f["precise"]["reference_rel_norm"] = compare(ref, precise[i], rtol, atol_rel)["rel_norm"]
             figures.append(f)
         changed = [spec["name"] for spec, v in zip(self.arg_specs, self.pristine)
                    if not bitwise_equal(self.view(spec), as_tensor_arg(v, spec["name"]).to(self.device))]
@@ -396,6 +437,12 @@ def count_flops(model, args):
         return int(counter.get_total_flops())
     except Exception:
         return None
+
+
+def to_double(args):
+    """Fresh float64 copies of the floating-point tensor arguments."""
+    return [a.detach().double() if isinstance(a, torch.Tensor) and a.is_floating_point()
+            else (a.clone() if isinstance(a, torch.Tensor) else a) for a in args]
 
 
 def clone_args(args):

@@ -68,6 +68,37 @@ TEST(JudgeOutput, Tf32LevelErrorFailsAnFp32Task) {
 
 TEST(JudgeOutput, InfiniteNormFails) { EXPECT_FALSE(judge_output(figures(0, 0, std::nullopt), tolerance_for("f32")).pass); }
 
+TEST(Tolerance, PolicyLoosensOnlyFp32Outputs) {
+  EXPECT_DOUBLE_EQ(tolerance_for("f32", "tf32").rel_norm, tolerance_for("f16").rel_norm);
+  EXPECT_DOUBLE_EQ(tolerance_for("f32", "bf16").rel_norm, tolerance_for("bf16").rel_norm);
+  EXPECT_DOUBLE_EQ(tolerance_for("f64", "bf16").rel_norm, tolerance_for("f64").rel_norm);
+  EXPECT_EQ(tolerance_for("i32", "bf16").rtol, 0);
+  EXPECT_EQ(looser_policy("fp32"), "tf32");
+  EXPECT_EQ(looser_policy("tf32"), "bf16");
+  EXPECT_EQ(looser_policy("bf16"), "");
+  EXPECT_TRUE(is_precision_policy("tf32"));
+  EXPECT_FALSE(is_precision_policy("fp16"));
+  EXPECT_EQ(tolerance_table_json("bf16")["f32"][2].get<double>(), tolerance_for("bf16").rel_norm);
+}
+
+TEST(JudgePrecise, WithinToleranceOfFloat64Passes) {
+  EXPECT_TRUE(judge_precise(figures(0, 0, 1e-6), tolerance_for("f32"), 1e-7).pass);
+}
+
+TEST(JudgePrecise, AsAccurateAsPyTorchPassesAnIllConditionedTask) {
+  // Outside the tolerance, but PyTorch itself is off float64 by 3e-4.
+  EXPECT_TRUE(judge_precise(figures(5, 0, 5e-4), tolerance_for("f32"), 3e-4).pass);
+  output_verdict v = judge_precise(figures(5, 0, 7e-4), tolerance_for("f32"), 3e-4);
+  EXPECT_FALSE(v.pass);
+  EXPECT_NE(v.reason.find("PyTorch's own error"), std::string::npos) << v.reason;
+}
+
+TEST(JudgePrecise, LowerPrecisionFailsWhenPyTorchIsAccurate) {
+  EXPECT_FALSE(judge_precise(figures(100, 0, 2e-3), tolerance_for("f32"), 1e-7).pass);
+  EXPECT_FALSE(judge_precise(figures(0, 1, 1e-9), tolerance_for("f32"), 1e-3).pass);  // unwritten never passes
+  EXPECT_FALSE(judge_precise(figures(100, 0, 2e-3), tolerance_for("f32"), std::nullopt).pass);
+}
+
 TEST(ParseOutputError, NullMeansInfinite) {
   auto j = nlohmann::json::parse(R"({"numel": 4, "bad": 1, "unwritten": 0, "max_abs": null, "max_rel": 2.0, "rel_norm": null, "scale": 0.5})");
   output_error e = parse_output_error(j, "out0", "f32");

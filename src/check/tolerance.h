@@ -20,12 +20,23 @@ struct tolerance {
   double rel_norm = 0;
 };
 
-/// The default tolerance for an output dtype ("f32", "bf16", ...). Integer
-/// and boolean outputs must match exactly.
-tolerance tolerance_for(const std::string& dtype);
+/// The precision policies a task's fp32 outputs may be computed in: "fp32"
+/// (the default), "tf32" (TF32 products allowed) and "bf16".
+bool is_precision_policy(const std::string& policy);
+
+/// The tolerance for an output dtype ("f32", "bf16", ...) under a precision
+/// policy: f32 outputs get f16's tolerance under "tf32" (TF32 keeps f16's
+/// 10 mantissa bits) and bf16's under "bf16". Integer and boolean outputs
+/// must match exactly.
+tolerance tolerance_for(const std::string& dtype, const std::string& policy = "fp32");
+
+/// The next looser policy than `policy` ("fp32" -> "tf32" -> "bf16"), empty
+/// for "bf16": an output that fails its own policy but passes a looser one
+/// carries the error of lower-precision arithmetic.
+std::string looser_policy(const std::string& policy);
 
 /// {"f32": [rtol, atol_rel, rel_norm], ...}: what the reference worker needs.
-nlohmann::json tolerance_table_json();
+nlohmann::json tolerance_table_json(const std::string& policy = "fp32");
 
 /// Error figures of one output in one call, as the reference worker reports them.
 struct output_error {
@@ -46,5 +57,11 @@ struct output_verdict {
   std::string reason;
 };
 output_verdict judge_output(const output_error& e, const tolerance& tol);
+
+/// An output against the float64 reference: it passes within `tol`, or when
+/// its relative norm error is at most twice PyTorch's own (reference_rel_norm,
+/// the policy-precision reference against float64), so an ill-conditioned task
+/// does not fail a candidate as accurate as PyTorch.
+output_verdict judge_precise(const output_error& e, const tolerance& tol, std::optional<double> reference_rel_norm);
 
 }  // namespace cudal1

@@ -1,6 +1,8 @@
 // The judge options shared by eval and suite.
 #include "cli/options.h"
 
+#include "check/tolerance.h"
+
 namespace cudal1 {
 
 const char* const kJudgeOptionsHelp = R"(
@@ -11,6 +13,10 @@ judge options:
                             /usr/bin/python3, ... that imports torch)
   --profile NAME            task size profile (cudal1_profiles in the task);
                             the CPU backend uses "cpu" when the task has one
+  --precision fp32|tf32|bf16
+                            what fp32 outputs may be computed in (default fp32);
+                            the reference is timed under the same policy (TF32
+                            products; bf16 autocast) and the tolerance follows
   --trials N                correctness trials before timing (default 5)
   --timeout SECONDS         limit for one call of the candidate (default 10)
   --compile-timeout SECONDS limit for compiling (default 120)
@@ -45,6 +51,13 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
   else if (flag == "--backend") *ok = r.value(&opt.backend);
   else if (flag == "--python") *ok = r.value(&opt.python);
   else if (flag == "--profile") *ok = r.value(&opt.profile);
+  else if (flag == "--precision") {
+    *ok = r.value(&opt.precision);
+    if (*ok && !is_precision_policy(opt.precision)) {
+      r.error = "--precision must be fp32, tf32 or bf16, not '" + opt.precision + "'";
+      *ok = false;
+    }
+  }
   else if (flag == "--cache-dir") *ok = r.value(&opt.cache_dir);
   else if (flag == "--trials") *ok = r.integer(&opt.trials, 1);
   else if (flag == "--timeout") *ok = r.number(&opt.call_timeout_s, 0.1);

@@ -227,8 +227,9 @@ class judgment_run {
                    {"task", j_.task_path},
                    {"backend", j_.backend},
                    {"seed", rng_() >> 12},
-                   {"precision", "fp32"},
-                   {"tolerances", tolerance_table_json()},
+                   {"precision", opt_.precision},
+                   {"precise", !task_only_},
+                   {"tolerances", tolerance_table_json(opt_.precision)},
                    {"exchange_path", scratch_ + "/exchange.bin"},
                    {"calibration_path", cache_dir() + "/calibration-" + j_.backend + ".json"},
                    {"flush_bytes", j_.backend == "cuda" ? kCudaFlushBytes : kCpuFlushBytes}};
@@ -301,6 +302,7 @@ class judgment_run {
     layout_ = std::move(*layout);
     if (init.body.contains("profile") && init.body["profile"].is_string()) j_.profile = init.body["profile"];
     sol_ = init.body.value("speed_of_light", json::object());
+    j_.precision = {{"policy", opt_.precision}, {"reference", init.body.value("precise_reference", "off")}};
     if (layout_.outputs.empty()) return make_error("Model.forward returned no tensors");
     return ok_status();
   }
@@ -465,7 +467,8 @@ class judgment_run {
       }
     }
     ++j_.calls;
-    worker_reply chk = reference_->request({{"op", "check"}}, kRefCallTimeoutS);
+    // The correctness trials are also held to the float64 reference.
+    worker_reply chk = reference_->request({{"op", "check"}, {"precise", j_.calls <= opt_.trials}}, kRefCallTimeoutS);
     if (chk.what != worker_reply::kind::ok) return reference_error("checking outputs", chk);
     j_.requests_ms["check"].push_back(chk.wall_ms);
     return check_call(chk.body, *cand_ms, *cand_wall_ms);
@@ -476,15 +479,33 @@ class judgment_run {
       const auto& slot = layout_.outputs[i];
       output_error e = parse_output_error(body["outputs"][i], slot.name, slot.dtype);
       merge_error(e);
-      output_verdict v = judge_output(e, tolerance_for(slot.dtype));
+      const tolerance tol = tolerance_for(slot.dtype, opt_.precision);
+      output_verdict v = judge_output(e, tol);
       if (!v.pass) {
         bool unwritten = e.unwritten > 0;
         add_check(unwritten ? "outputs_written" : "correctness", false, v.reason + " (call " + std::to_string(j_.calls) + ")");
+        label_precision_downgrade(e, slot.dtype, "the reference");
         if (body["outputs"][i].contains("replays_call"))
           add_hack("replay", slot.name + " of call " + std::to_string(j_.calls) + " matches the reference output of call " +
                                  std::to_string(body["outputs"][i]["replays_call"].get<int>()) +
                                  ", whose inputs were different");
         return fail(verdict::incorrect, v.reason);
+      }
+      if (!body["outputs"][i].contains("precise")) continue;
+      const json& pj = body["outputs"][i]["precise"];
+      output_error p = parse_output_error(pj, slot.name, slot.dtype);
+      std::optional<double> torch_err;
+      if (pj.contains("reference_rel_norm") && pj["reference_rel_norm"].is_number()) torch_err = pj["reference_rel_norm"].get<double>();
+      if (torch_err) {
+        double& worst = precise_torch_err_[slot.name];
+        worst = std::max(worst, *torch_err);
+      }
+      output_verdict pv = judge_precise(p, tol, torch_err);
+      if (!pv.pass) {
+        std::string reason = "against the float64 reference, " + pv.reason;
+        add_check("precise_reference", false, reason + " (call " + std::to_string(j_.calls) + ")");
+        label_precision_downgrade(p, slot.dtype, "the float64 reference");
+        return fail(verdict::incorrect, reason);
       }
     }
     if (!body["changed_inputs"].empty()) {
@@ -501,6 +522,22 @@ class judgment_run {
                                            fmt_ms(cand_wall_ms));
     }
     return true;
+  }
+
+  // An fp32 output that fails its policy's tolerance but whose relative norm
+  // error is within a looser policy's bound carries the error of
+  // lower-precision arithmetic (wrong code is off by order one): named, so the
+  // verdict says what the candidate did (the verdict is the same either way).
+  void label_precision_downgrade(const output_error& e, const std::string& dtype, const std::string& against) {
+    if (dtype != "f32" || e.unwritten > 0 || !e.rel_norm) return;
+    for (std::string p = looser_policy(opt_.precision); !p.empty(); p = looser_policy(p)) {
+      if (*e.rel_norm > tolerance_for(dtype, p).rel_norm) continue;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, " is off %s by a relative norm of %.3g: outside the %s tolerance, inside %s's bound",
+                    against.c_str(), *e.rel_norm, opt_.precision.c_str(), p.c_str());
+      add_hack("precision_downgrade", e.name + buf + " (call " + std::to_string(j_.calls) + ")");
+      return;
+    }
   }
 
   void merge_error(const output_error& e) {
@@ -527,6 +564,15 @@ class judgment_run {
     add_check("correctness", true, std::to_string(opt_.trials) + "/" + std::to_string(opt_.trials) +
                                        " trials with fresh inputs within tolerance");
     add_check("outputs_written", true, "every output element written in every call (NaN-prefilled)");
+    if (!precise_torch_err_.empty()) {
+      double worst = 0;
+      for (const auto& [name, err] : precise_torch_err_) worst = std::max(worst, err);
+      j_.precision["reference_rel_norm"] = worst;
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "%d trials within tolerance of the float64 reference (PyTorch in %s is off it by %.2g)",
+                    opt_.trials, opt_.precision.c_str(), worst);
+      add_check("precise_reference", true, buf);
+    }
     add_check("inputs_unchanged", true, "inputs bit-identical after every call");
     progress_.phase("timing");
     auto warm_start = std::chrono::steady_clock::now();
@@ -650,6 +696,7 @@ class judgment_run {
   bool task_only_ = false;
   exchange_layout layout_;
   json sol_ = json::object();  // the reference worker's speed-of-light figures
+  std::map<std::string, double> precise_torch_err_;  // per output: PyTorch's worst distance from float64
 };
 
 }  // namespace

@@ -18,6 +18,9 @@ struct judge_options {
   std::string python;            // interpreter with torch; empty: search
   std::string profile;           // task size profile; empty: "cpu" on the CPU backend if the task has one
   std::string cache_dir;         // empty: default_cache_dir()
+  /// What the candidate may compute fp32 outputs in, and what the reference
+  /// is timed in: "fp32", "tf32" or "bf16" (see tolerance_for()).
+  std::string precision = "fp32";
   int trials = 5;                // correctness trials (fresh seeds) before timing
   int warmup_calls = 2;          // at least, and at least warmup_s of calls
   double warmup_s = 0.1;

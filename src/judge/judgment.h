@@ -58,6 +58,9 @@ struct judgment {
   /// bandwidth_bytes_per_s, peak_flops_per_s, calibration}; null when unknown.
   nlohmann::json speed_of_light = nullptr;
   nlohmann::json device = nlohmann::json::object();
+  /// {policy, reference ("float64" or why not), reference_rel_norm (the worst
+  /// distance of PyTorch's policy-precision reference from float64 in the trials)}.
+  nlohmann::json precision = nlohmann::json::object();
   std::string backend;
   std::string task_path, candidate_path;
   std::string profile;  // size profile used, empty for the task's own sizes

@@ -57,6 +57,7 @@ json judgment_to_json(const judgment& j) {
           {"hacks", hacks},
           {"audit", j.audit},
           {"speed_of_light", j.speed_of_light},
+          {"precision", j.precision},
           {"message", j.message},
           {"device", j.device},
           {"backend", j.backend},

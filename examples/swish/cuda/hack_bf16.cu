@@ -1,4 +1,5 @@
 // expect: incorrect
+// expect-hack: precision_downgrade
 // Computes an fp32 task in bfloat16 (inputs and result rounded to bf16), inside a 1e-2 tolerance but not an fp32 one.
 #include <cudal1/abi.h>
 
