@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests bench)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests suites bench)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -28,6 +28,8 @@ for step in $steps; do
        fi) ;;
     hacks)
       for c in examples/swish/cuda/hack_*.cu; do build/bin/cudal1 eval -q examples/swish/task.py "$c" --timeout 3 --time-budget 0.5; done ;;
+    suites)  # every task: its solution judged, else its reference timed
+      timeout ${SUITE_TIMEOUT:-400} build/bin/cudal1 suite ${SUITES:-suites/*/} -q --json "$out/suites.jsonl" --markdown "$out/suites.md" 2>&1 | grep -v "^\[" ;;
     bench) build/bin/judge_bench --save "$out" 2>&1 | tee "$out/bench.log" ;;
   esac
 done

@@ -28,6 +28,9 @@ judge options:
                             within this fraction (default 0.005)
   --recheck-above X         re-measure a speedup above X in fresh processes before
                             it stands (default 3; 0: never)
+  --require-custom-kernel   reject a candidate whose trials launch no kernel of
+                            its own (only cuBLAS/cuDNN/PyTorch ones, or none);
+                            every judgment lists its kernels (CUDA, via CUPTI)
   --recheck-tolerance F     reject as unstable if the two speedups differ by more
                             than this fraction (default 0.1)
   --seed N                  reproduce a judgment's inputs (default: random)
@@ -48,6 +51,7 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
   *ok = true;
   if (a == "--keep-scratch") opt.keep_scratch = true;
   else if (a == "--no-ref-server") opt.reference_server = false;
+  else if (a == "--require-custom-kernel") opt.require_custom_kernel = true;
   else if (flag == "--backend") *ok = r.value(&opt.backend);
   else if (flag == "--python") *ok = r.value(&opt.python);
   else if (flag == "--profile") *ok = r.value(&opt.profile);

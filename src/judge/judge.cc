@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <random>
 
+#include "audit/kernel_origin.h"
 #include "audit/speed_of_light.h"
 #include "audit/static_audit.h"
 #include "base/fs.h"
@@ -443,8 +444,15 @@ class judgment_run {
             kRefCallTimeoutS);
         if (st.what != worker_reply::kind::ok) return candidate_failure("preparing a call", st);
         j_.requests_ms["stage"].push_back(st.wall_ms);
-        worker_reply run = candidate_->request({{"op", "run"}}, opt_.call_timeout_s);
+        // The trials also take the kernel census (untimed figures, so its cost
+        // never reaches a measurement).
+        bool census = j_.calls < opt_.trials;
+        worker_reply run = candidate_->request({{"op", "run"}, {"census", census}}, opt_.call_timeout_s);
         if (run.what != worker_reply::kind::ok) return candidate_failure("calling cudal1_forward", run);
+        if (census) {
+          if (run.body.contains("kernels")) census_launches_.insert(census_launches_.end(), run.body["kernels"].begin(), run.body["kernels"].end());
+          else census_note_ = run.body.value("census", "not reported by the worker");
+        }
         *cand_ms = run.body.value("ms", 0.0);
         *cand_wall_ms = run.wall_ms;
         if (!run.body.value("new_threads", json::array()).empty())
@@ -574,6 +582,8 @@ class judgment_run {
       add_check("precise_reference", true, buf);
     }
     add_check("inputs_unchanged", true, "inputs bit-identical after every call");
+    if (auto s = take_census(); !s) return s.err();
+    if (j_.outcome == verdict::rejected) return false;
     progress_.phase("timing");
     auto warm_start = std::chrono::steady_clock::now();
     for (int w = 0; w < 50 && (w < opt_.warmup_calls || seconds_since(warm_start) < opt_.warmup_s); ++w) {
@@ -597,6 +607,31 @@ class judgment_run {
     }
     end_phase("timing");
     return true;
+  }
+
+  // The kernels of the trials: whose they were, on how many streams.
+  status take_census() {
+    if (!census_note_.empty()) {
+      j_.kernels = {{"available", false}, {"reason", census_note_}};
+      if (opt_.require_custom_kernel)
+        return make_error("--require-custom-kernel needs the kernel census, which is " + census_note_);
+      return ok_status();
+    }
+    auto lib = read_file(library_);
+    j_.kernels = summarize_census(census_launches_, lib ? std::string_view(*lib) : std::string_view());
+    bool custom = j_.kernels["custom_kernel"].get<bool>();
+    std::string listing;
+    for (const auto& k : j_.kernels["kernels"]) {
+      if (listing.size() > 300) break;
+      listing += std::string(listing.empty() ? "" : ", ") + k["name"].get<std::string>().substr(0, 80) + " (" +
+                 k["origin"].get<std::string>() + ")";
+    }
+    if (listing.empty()) listing = "no kernels";
+    if (opt_.require_custom_kernel) {
+      add_check("custom_kernel", custom, custom ? "launched a kernel of its own: " + listing : "only " + listing);
+      if (!custom) reject("no_custom_kernel", "the trials launched " + listing + ", none of them the candidate's own");
+    }
+    return ok_status();
   }
 
   // ---- finish ---------------------------------------------------------------
@@ -696,7 +731,9 @@ class judgment_run {
   bool task_only_ = false;
   exchange_layout layout_;
   json sol_ = json::object();  // the reference worker's speed-of-light figures
-  std::map<std::string, double> precise_torch_err_;  // per output: PyTorch's worst distance from float64
+  std::map<std::string, double> precise_torch_err_;
+  json census_launches_ = json::array();  // the trials' kernel launches, as the worker reported them
+  std::string census_note_;              // why there is no census  // per output: PyTorch's worst distance from float64
 };
 
 }  // namespace

@@ -34,6 +34,9 @@ struct judge_options {
   /// rejected as unstable if the two differ by more than recheck_tolerance.
   double recheck_above = 3.0;
   double recheck_tolerance = 0.10;
+  /// Reject a candidate that launches no kernel of its own in the trials
+  /// (only library kernels, or none): needs the kernel census (CUDA, CUPTI).
+  bool require_custom_kernel = false;
   bool keep_scratch = false;
   /// Fork reference workers from a long-lived server that has imported torch
   /// (also off when CUDAL1_REF_SERVER=0).

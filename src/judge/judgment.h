@@ -57,6 +57,9 @@ struct judgment {
   /// {floor_ms, fraction (floor over the candidate's median), bytes, flops,
   /// bandwidth_bytes_per_s, peak_flops_per_s, calibration}; null when unknown.
   nlohmann::json speed_of_light = nullptr;
+  /// The kernels the candidate launched in its correctness trials
+  /// (summarize_census()), or {"available": false, "reason"}; null before the trials.
+  nlohmann::json kernels = nullptr;
   nlohmann::json device = nlohmann::json::object();
   /// {policy, reference ("float64" or why not), reference_rel_norm (the worst
   /// distance of PyTorch's policy-precision reference from float64 in the trials)}.

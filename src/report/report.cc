@@ -58,6 +58,7 @@ json judgment_to_json(const judgment& j) {
           {"audit", j.audit},
           {"speed_of_light", j.speed_of_light},
           {"precision", j.precision},
+          {"kernels", j.kernels},
           {"message", j.message},
           {"device", j.device},
           {"backend", j.backend},
@@ -90,6 +91,18 @@ std::string judgment_summary(const judgment& j) {
   if (j.speed_of_light.is_object() && j.speed_of_light.contains("fraction"))
     out += "  speed of light: floor " + fmt("%.4g ms", j.speed_of_light["floor_ms"].get<double>()) + ", candidate at " +
            fmt("%.0f%%", 100 * j.speed_of_light["fraction"].get<double>()) + " of it\n";
+  if (j.kernels.is_object() && j.kernels.value("available", false)) {
+    std::string names;
+    for (const auto& k : j.kernels["kernels"]) {
+      if (names.size() > 200) {
+        names += ", ...";
+        break;
+      }
+      names += (names.empty() ? "" : ", ") + k["name"].get<std::string>().substr(0, 60) + " [" + k["origin"].get<std::string>() + "]";
+    }
+    out += "  kernels: " + (names.empty() ? std::string("none") : names) + " on " + std::to_string(j.kernels["streams"].get<int>()) +
+           (j.kernels["streams"].get<int>() == 1 ? " stream\n" : " streams\n");
+  }
   if (j.error.measured)
     out += "  error: max abs " + fmt_opt(j.error.max_abs) + ", max rel " + fmt_opt(j.error.max_rel) + ", rel norm " +
            fmt_opt(j.error.rel_norm) + " over " + std::to_string(j.calls) + " checked calls\n";

@@ -12,9 +12,11 @@
 //                  dlopen the candidate and find cudal1_forward
 //   stage          {"arena", "shift", "sentinel"}: fresh inputs at fresh addresses
 //                  (copied from the exchange), outputs filled with sentinels, caches flushed
-//   run            the timed call: start .. cudal1_forward .. device sync .. stop;
-//                  then a census of threads and processes the call left running
-//                  and cache state it left behind
+//   run            {"census"}: the timed call: start .. cudal1_forward .. device sync
+//                  .. stop; then a census of threads and processes the call left
+//                  running and cache state it left behind; with census (the
+//                  correctness trials), the kernels it launched (CUPTI), which
+//                  stops being recorded at the first call without it
 //   collect        outputs and (possibly modified) inputs back into the exchange
 //   return_params  parameters back into the exchange, to check they are unchanged
 //   quit
@@ -25,6 +27,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -32,6 +35,7 @@
 
 #include "cudal1/abi.h"
 #include "device/device.h"
+#include "device/kernel_census.h"
 #include "worker/layout.h"
 #include "worker/sandbox.h"
 
@@ -83,7 +87,7 @@ class worker {
     if (op == "load") return load(cmd);
     if (!forward_) return failure("internal", "no candidate loaded");
     if (op == "stage") return stage(cmd.at("arena").get<int>(), cmd.at("shift").get<uint64_t>(), cmd.value("sentinel", 0));
-    if (op == "run") return run();
+    if (op == "run") return run(cmd.value("census", false));
     if (op == "collect") return collect();
     if (op == "return_params") return return_params();
     return failure("internal", "unknown command " + op);
@@ -123,6 +127,15 @@ class worker {
       std::string why = getcwd(cwd, sizeof cwd) ? restrict_writes(cwd, dev_->facts().backend == "cuda") : "no working folder";
       filesystem = why.empty() ? "writes only to the scratch folder" : "not restricted: " + why;
     }
+    // Kernels are recorded from before the candidate's library loads, for
+    // the census of the correctness trials.
+    if (dev_->facts().backend == "cuda") {
+      auto census = kernel_census::start();
+      if (census) census_ = std::move(*census);
+      else census_note_ = "unavailable: " + census.message();
+    } else {
+      census_note_ = "unavailable on the cpu backend";
+    }
     std::string library = cmd.at("library").get<std::string>();
     void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) return failure("load_error", dlerror());
@@ -151,7 +164,9 @@ class worker {
     return {{"ok", true}};
   }
 
-  json run() {
+  json run(bool census) {
+    if (census_ && !census) census_->stop();  // the trials are over: timed calls pay nothing
+    if (census_ && census) census_->begin();
     std::set<std::string> threads_before = list_threads();
     if (auto st = dev_->start_timer(); !st) return failure("runtime_error", st.message());
     int rc = forward_(args_.data(), static_cast<int>(args_.size()), params_.data(), static_cast<int>(params_.size()),
@@ -169,12 +184,23 @@ class worker {
       new_threads.push_back(name.empty() ? tid : name);
     }
     std::string cache = dev_->cache_tampering();
+    json kernels = json::array();
+    if (census_ && census && ms) {
+      std::map<std::pair<std::string, uint32_t>, int> counts;
+      for (const auto& k : census_->end()) ++counts[{k.name, k.stream}];
+      for (const auto& [key, n] : counts) kernels.push_back({{"name", key.first}, {"stream", key.second}, {"launches", n}});
+    }
     json children = json::array();
     for (const auto& pid : child_processes()) children.push_back(pid);
     if (!ms) return failure("runtime_error", ms.message());
     if (rc != 0) return failure("runtime_error", "cudal1_forward returned " + std::to_string(rc));
-    return {{"ok", true}, {"ms", *ms}, {"new_threads", new_threads}, {"child_processes", children},
-            {"cache_tampering", cache}};
+    json reply = {{"ok", true}, {"ms", *ms}, {"new_threads", new_threads}, {"child_processes", children},
+                  {"cache_tampering", cache}};
+    if (census) {
+      if (census_) reply["kernels"] = kernels;
+      else reply["census"] = census_note_;
+    }
+    return reply;
   }
 
   // The worker starts no processes of its own: any child is the candidate's.
@@ -226,6 +252,8 @@ class worker {
   }
 
   std::unique_ptr<device> dev_;
+  std::unique_ptr<kernel_census> census_;  // CUDA only; stopped after the trials
+  std::string census_note_;
   std::string network_;
   std::string process_name_ = thread_name("self");  // "cudal1-worker": inherited by threads the candidate starts
   exchange_layout layout_;
