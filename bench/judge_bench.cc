@@ -1,10 +1,12 @@
 // judge_bench: what one judgment costs, and how repeatable its speedup is.
 //
-//   judge_bench [TASK CANDIDATE] [--cold N] [--warm N] [--save DIR]
+//   judge_bench [TASK CANDIDATE] [--cold N] [--warm N] [--defense-runs N] [--save DIR]
 //
 // Cold: each judgment with an empty compile cache. Warm: the same candidate
 // with the cache filled. Prints seconds per judgment (median, min, max) and
-// the speedup of each warm judgment with their spread (max/min). Defaults to
+// the speedup of each warm judgment with their spread (max/min), then what
+// the defenses cost: judgments of 100 timed pairs with and without them,
+// alternating (target: at most 25% more time per judgment). Defaults to
 // the swish example with the CUDA candidate where a GPU is, else the CPU one.
 #include <algorithm>
 #include <chrono>
@@ -36,7 +38,7 @@ int main(int argc, char** argv) {
   using namespace cudal1;
   std::string examples = executable_dir() + "/../../examples/swish";
   std::string task = examples + "/task.py", candidate;
-  int cold = 3, warm = 5;
+  int cold = 3, warm = 5, defense_runs = 3;
   std::string save_dir;  // --save DIR: each warm judgment's JSON, raw samples included
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
@@ -44,8 +46,9 @@ int main(int argc, char** argv) {
     if (a == "--cold" && i + 1 < argc) cold = std::stoi(argv[++i]);
     else if (a == "--warm" && i + 1 < argc) warm = std::stoi(argv[++i]);
     else if (a == "--save" && i + 1 < argc) save_dir = argv[++i];
+    else if (a == "--defense-runs" && i + 1 < argc) defense_runs = std::stoi(argv[++i]);
     else if (a == "--help" || a == "-h") {
-      std::printf("usage: judge_bench [TASK CANDIDATE] [--cold N] [--warm N] [--save DIR]\n");
+      std::printf("usage: judge_bench [TASK CANDIDATE] [--cold N] [--warm N] [--defense-runs N] [--save DIR]\n");
       return 0;
     } else positional.push_back(a);
   }
@@ -75,7 +78,35 @@ int main(int argc, char** argv) {
     auto t0 = std::chrono::steady_clock::now();
     auto j = judge_candidate(task, candidate, opt, quiet);
     double wall_s = seconds_since(t0);
-    remove_tree(*dir);
+    // What the defenses cost: judgments of a fixed 100 timed pairs, with the
+  // defenses and without (one input set, no timed-output checks, no census,
+  // no float64 trials, no sandbox), alternating so drift hits both alike.
+  std::vector<double> defended_s, undefended_s;
+  std::vector<double> defended_call_ms, undefended_call_ms;
+  judge_options fixed = opt;
+  fixed.reference_server = true;
+  fixed.stopping.min_samples = fixed.stopping.max_samples = 100;
+  fixed.stopping.min_time_s = 0;
+  fixed.stopping.max_time_s = 60;
+  fixed.stopping.target_ci_rel = 0;
+  for (int i = 0; i < defense_runs; ++i) {
+    for (bool defenses : {true, false}) {
+      fixed.defenses = defenses;
+      auto t0 = std::chrono::steady_clock::now();
+      auto j = judge_candidate(task, candidate, fixed, quiet);
+      double wall_s = seconds_since(t0);
+      if (!j || j->outcome != verdict::correct)
+        return std::fprintf(stderr, "judge_bench: judgment (defenses %s) failed\n", defenses ? "on" : "off"), 1;
+      double timing_s = 0;
+      for (const auto& [name, s] : j->phases_s)
+        if (name == "timing") timing_s = s;
+      (defenses ? defended_s : undefended_s).push_back(wall_s);
+      (defenses ? defended_call_ms : undefended_call_ms).push_back(1e3 * timing_s / j->candidate.summary->samples);
+      std::printf("  defenses %-3s %d: %.2f s, %.2f ms per timed pair, speedup %.3f\n", defenses ? "on" : "off", i + 1,
+                  wall_s, 1e3 * timing_s / j->candidate.summary->samples, *j->speedup);
+    }
+  }
+  remove_tree(*dir);
     if (!j) return std::fprintf(stderr, "judge_bench: %s\n", j.message().c_str()), 1;
     if (j->outcome != verdict::correct)
       return std::fprintf(stderr, "judge_bench: verdict %s: %s\n", to_string(j->outcome), j->message.c_str()), 1;
@@ -127,6 +158,34 @@ int main(int argc, char** argv) {
     no_server_s.push_back(seconds_since(t0));
     std::printf("  warm, no reference server %d: %.2f s, speedup %.3f\n", i + 1, no_server_s.back(), *j->speedup);
   }
+  // What the defenses cost: judgments of a fixed 100 timed pairs, with the
+  // defenses and without (one input set, no timed-output checks, no census,
+  // no float64 trials, no sandbox), alternating so drift hits both alike.
+  std::vector<double> defended_s, undefended_s;
+  std::vector<double> defended_call_ms, undefended_call_ms;
+  judge_options fixed = opt;
+  fixed.reference_server = true;
+  fixed.stopping.min_samples = fixed.stopping.max_samples = 100;
+  fixed.stopping.min_time_s = 0;
+  fixed.stopping.max_time_s = 60;
+  fixed.stopping.target_ci_rel = 0;
+  for (int i = 0; i < defense_runs; ++i) {
+    for (bool defenses : {true, false}) {
+      fixed.defenses = defenses;
+      auto t0 = std::chrono::steady_clock::now();
+      auto j = judge_candidate(task, candidate, fixed, quiet);
+      double wall_s = seconds_since(t0);
+      if (!j || j->outcome != verdict::correct)
+        return std::fprintf(stderr, "judge_bench: judgment (defenses %s) failed\n", defenses ? "on" : "off"), 1;
+      double timing_s = 0;
+      for (const auto& [name, s] : j->phases_s)
+        if (name == "timing") timing_s = s;
+      (defenses ? defended_s : undefended_s).push_back(wall_s);
+      (defenses ? defended_call_ms : undefended_call_ms).push_back(1e3 * timing_s / j->candidate.summary->samples);
+      std::printf("  defenses %-3s %d: %.2f s, %.2f ms per timed pair, speedup %.3f\n", defenses ? "on" : "off", i + 1,
+                  wall_s, 1e3 * timing_s / j->candidate.summary->samples, *j->speedup);
+    }
+  }
   remove_tree(*dir);
 
   std::printf("\n| measure | median | min | max | target |\n|---|---|---|---|---|\n");
@@ -144,6 +203,16 @@ int main(int argc, char** argv) {
       figures n = describe(no_server_s);
       std::printf("| seconds per judgment, warm cache, no reference server (n=%zu) | %.2f | %.2f | %.2f | |\n",
                   no_server_s.size(), n.median, n.min, n.max);
+    }
+    if (!defended_s.empty()) {
+      figures d = describe(defended_s), u = describe(undefended_s);
+      figures dc = describe(defended_call_ms), uc = describe(undefended_call_ms);
+      std::printf("| seconds per judgment of 100 timed pairs, defenses on (n=%d) | %.2f | %.2f | %.2f | |\n", defense_runs,
+                  d.median, d.min, d.max);
+      std::printf("| seconds per judgment of 100 timed pairs, defenses off (n=%d) | %.2f | %.2f | %.2f | |\n", defense_runs,
+                  u.median, u.min, u.max);
+      std::printf("| defense cost per judgment (medians) | %+.1f%% | | | <= +25%% |\n", 100 * (d.median / u.median - 1));
+      std::printf("| ms per timed pair, defenses on / off | %.2f / %.2f | | | |\n", dc.median, uc.median);
     }
     for (const auto& [name, values] : phases) {
       figures f = describe(values);

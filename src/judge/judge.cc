@@ -229,7 +229,7 @@ class judgment_run {
                    {"backend", j_.backend},
                    {"seed", rng_() >> 12},
                    {"precision", opt_.precision},
-                   {"precise", !task_only_},
+                   {"precise", !task_only_ && opt_.defenses},
                    {"tolerances", tolerance_table_json(opt_.precision)},
                    {"exchange_path", scratch_ + "/exchange.bin"},
                    {"calibration_path", cache_dir() + "/calibration-" + j_.backend + ".json"},
@@ -335,6 +335,7 @@ class judgment_run {
     // worker instead of waking the OOM killer. Not on CUDA: the driver
     // reserves address ranges far larger than any real use.
     if (j_.backend == "cpu") spawn.limits.address_bytes = candidate_memory_limit();
+    if (!opt_.defenses) spawn.env.push_back("CUDAL1_SANDBOX=0");
     auto ch = worker_channel::start(spawn);
     if (!ch) return ch.err();
     candidate_.emplace(std::move(*ch));
@@ -433,9 +434,12 @@ class judgment_run {
   // random order, then every output checked. Returns false once a verdict is
   // reached; errors are the reference's.
   result<bool> call_once(double* ref_ms, double* cand_ms, double* cand_wall_ms) {
-    worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
-    if (prep.what != worker_reply::kind::ok) return reference_error("generating inputs", prep);
-    j_.requests_ms["prepare"].push_back(prep.wall_ms);
+    const bool defended = opt_.defenses || j_.calls < opt_.trials;
+    if (defended || j_.calls == 0) {
+      worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
+      if (prep.what != worker_reply::kind::ok) return reference_error("generating inputs", prep);
+      j_.requests_ms["prepare"].push_back(prep.wall_ms);
+    }
     bool candidate_first = rng_() & 1;
     for (int side = 0; side < 2; ++side) {
       if ((side == 0) == candidate_first) {
@@ -446,7 +450,7 @@ class judgment_run {
         j_.requests_ms["stage"].push_back(st.wall_ms);
         // The trials also take the kernel census (untimed figures, so its cost
         // never reaches a measurement).
-        bool census = j_.calls < opt_.trials;
+        bool census = opt_.defenses && j_.calls < opt_.trials;
         worker_reply run = candidate_->request({{"op", "run"}, {"census", census}}, opt_.call_timeout_s);
         if (run.what != worker_reply::kind::ok) return candidate_failure("calling cudal1_forward", run);
         if (census) {
@@ -475,8 +479,10 @@ class judgment_run {
       }
     }
     ++j_.calls;
+    if (!defended) return true;
     // The correctness trials are also held to the float64 reference.
-    worker_reply chk = reference_->request({{"op", "check"}, {"precise", j_.calls <= opt_.trials}}, kRefCallTimeoutS);
+    worker_reply chk =
+        reference_->request({{"op", "check"}, {"precise", opt_.defenses && j_.calls <= opt_.trials}}, kRefCallTimeoutS);
     if (chk.what != worker_reply::kind::ok) return reference_error("checking outputs", chk);
     j_.requests_ms["check"].push_back(chk.wall_ms);
     return check_call(chk.body, *cand_ms, *cand_wall_ms);
@@ -611,6 +617,10 @@ class judgment_run {
 
   // The kernels of the trials: whose they were, on how many streams.
   status take_census() {
+    if (!opt_.defenses) {
+      j_.kernels = {{"available", false}, {"reason", "defenses off (benchmark)"}};
+      return ok_status();
+    }
     if (!census_note_.empty()) {
       j_.kernels = {{"available", false}, {"reason", census_note_}};
       if (opt_.require_custom_kernel)
@@ -648,8 +658,11 @@ class judgment_run {
     }
     add_check("params_unchanged", true, "parameters bit-identical after " + std::to_string(j_.calls) + " calls");
     int timed = static_cast<int>(j_.candidate.samples_ms.size());
-    add_check("timed_outputs_checked", true,
-              "all " + std::to_string(j_.calls) + " calls' outputs checked, " + std::to_string(timed) + " of them timed");
+    if (opt_.defenses)
+      add_check("timed_outputs_checked", true,
+                "all " + std::to_string(j_.calls) + " calls' outputs checked, " + std::to_string(timed) + " of them timed");
+    else
+      add_check("timed_outputs_checked", false, "defenses off (benchmark): only the trials were checked");
     add_check("timer_cross_check", true, "the worker's time never exceeded the judge's wall clock");
     j_.reference.summary = summarize_samples(j_.reference.samples_ms);
     j_.candidate.summary = summarize_samples(j_.candidate.samples_ms);

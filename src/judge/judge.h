@@ -38,6 +38,11 @@ struct judge_options {
   /// (only library kernels, or none): needs the kernel census (CUDA, CUPTI).
   bool require_custom_kernel = false;
   bool keep_scratch = false;
+  /// For measuring what the defenses cost (judge_bench) only: false keeps the
+  /// correctness trials as they are but then reuses one input set, checks no
+  /// timed output, takes no kernel census or float64 check, and runs the
+  /// candidate without the sandbox. The L2 flush and the timing stay.
+  bool defenses = true;
   /// Fork reference workers from a long-lived server that has imported torch
   /// (also off when CUDAL1_REF_SERVER=0).
   bool reference_server = true;
