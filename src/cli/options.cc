@@ -28,6 +28,8 @@ judge options:
                             within this fraction (default 0.005)
   --recheck-above X         re-measure a speedup above X in fresh processes before
                             it stands (default 3; 0: never)
+  --recheck-above-best X    also re-measure a speedup above X times the best that
+                            has stood for the task on this device (default 2; 0: never)
   --require-custom-kernel   reject a candidate whose trials launch no kernel of
                             its own (only cuBLAS/cuDNN/PyTorch ones, or none);
                             every judgment lists its kernels (CUDA, via CUPTI)
@@ -72,6 +74,7 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
   else if (flag == "--max-samples") *ok = r.integer(&opt.stopping.max_samples, 1);
   else if (flag == "--target-ci") *ok = r.number(&opt.stopping.target_ci_rel, 0);
   else if (flag == "--recheck-above") *ok = r.number(&opt.recheck_above, 0);
+  else if (flag == "--recheck-above-best") *ok = r.number(&opt.recheck_above_best, 0);
   else if (flag == "--recheck-tolerance") *ok = r.number(&opt.recheck_tolerance, 0);
   else if (flag == "--seed") {
     *ok = r.number(&d, 0);

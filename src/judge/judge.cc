@@ -771,10 +771,23 @@ result<judgment> judge_candidate(const std::string& task_path, const std::string
   signal(SIGPIPE, SIG_IGN);
   judgment_run run(task_path, candidate_path, options, progress);
   auto first = run.run();
-  if (!first || first->outcome != verdict::correct || options.recheck_above <= 0 || !first->speedup ||
-      *first->speedup <= options.recheck_above)
-    return first;
-  return recheck_speedup(std::move(*first), task_path, candidate_path, options, progress);
+  if (!first || first->outcome != verdict::correct || !first->speedup) return first;
+  // CUDA-L1's triggers: above 3x, or above twice the best seen for the task.
+  best_speedups store((options.cache_dir.empty() ? default_cache_dir() : options.cache_dir) + "/best-speedups.json");
+  std::string key = best_speedups::key(*first, options.precision);
+  std::optional<double> best = store.best(key);
+  std::string why;
+  char buf[120];
+  if (options.recheck_above > 0 && *first->speedup > options.recheck_above) {
+    std::snprintf(buf, sizeof buf, "above %.3gx", options.recheck_above);
+    why = buf;
+  } else if (options.recheck_above_best > 0 && best && *first->speedup > options.recheck_above_best * *best) {
+    std::snprintf(buf, sizeof buf, "above %.3g times the best seen, %.3fx", options.recheck_above_best, *best);
+    why = buf;
+  }
+  auto final = why.empty() ? std::move(first) : recheck_speedup(std::move(*first), task_path, candidate_path, options, why, progress);
+  if (final && final->outcome == verdict::correct && final->speedup) store.record(key, *final->speedup);
+  return final;
 }
 
 }  // namespace cudal1

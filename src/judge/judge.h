@@ -33,6 +33,9 @@ struct judge_options {
   /// (CUDA-L1 re-checked anything above 3x); 0 turns the re-check off. It is
   /// rejected as unstable if the two differ by more than recheck_tolerance.
   double recheck_above = 3.0;
+  /// Also re-measured: a speedup above this multiple of the best that has
+  /// stood for the task on this device (kept in the cache folder); 0: never.
+  double recheck_above_best = 2.0;
   double recheck_tolerance = 0.10;
   /// Reject a candidate that launches no kernel of its own in the trials
   /// (only library kernels, or none): needs the kernel census (CUDA, CUPTI).

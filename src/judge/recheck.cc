@@ -5,18 +5,24 @@
 #include <cmath>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
+#include "base/fs.h"
+#include "base/sha256.h"
+
 namespace cudal1 {
 
 // An implausible speedup stands only if a second judgment, in fresh processes
 // with fresh seeds, finds the candidate correct again and a speedup within
 // the tolerance of the first.
 result<judgment> recheck_speedup(judgment first, const std::string& task_path, const std::string& candidate_path,
-                                 const judge_options& options, progress_sink& progress) {
-  char what[160];
-  std::snprintf(what, sizeof what, "re-measuring a %.2fx speedup in fresh processes", *first.speedup);
+                                 const judge_options& options, const std::string& why, progress_sink& progress) {
+  char what[200];
+  std::snprintf(what, sizeof what, "re-measuring a %.2fx speedup (%s) in fresh processes", *first.speedup, why.c_str());
   progress.phase(what);
   judge_options again = options;
   again.recheck_above = 0;
+  again.recheck_above_best = 0;
   again.seed.reset();
   auto second = judge_candidate(task_path, candidate_path, again, progress);
   if (!second) return second.err();
@@ -35,8 +41,8 @@ result<judgment> recheck_speedup(judgment first, const std::string& task_path, c
   first.recheck_speedup = second->speedup;
   double s1 = *first.speedup, s2 = second->speedup.value_or(0);
   double differ = std::abs(s2 - s1) / s1;
-  std::snprintf(what, sizeof what, "%.3fx, then %.3fx in fresh processes (%.1f%% apart; at most %.0f%%)", s1, s2,
-                100 * differ, 100 * options.recheck_tolerance);
+  std::snprintf(what, sizeof what, "%.3fx (%s), then %.3fx in fresh processes (%.1f%% apart; at most %.0f%%)", s1,
+                why.c_str(), s2, 100 * differ, 100 * options.recheck_tolerance);
   first.checks.push_back({"speedup_recheck", differ <= options.recheck_tolerance, what});
   if (differ > options.recheck_tolerance) {
     first.outcome = verdict::rejected;
@@ -45,6 +51,33 @@ result<judgment> recheck_speedup(judgment first, const std::string& task_path, c
     first.speedup.reset();
   }
   return first;
+}
+
+std::string best_speedups::key(const judgment& j, const std::string& precision) {
+  auto task = read_file(j.task_path);
+  if (!task) return "";
+  return sha256_hex(*task + "\n" + j.profile + "\n" + j.backend + "\n" + j.device.value("name", "") + "\n" + precision);
+}
+
+std::optional<double> best_speedups::best(const std::string& key) const {
+  auto text = read_file(path_);
+  if (!text || key.empty()) return std::nullopt;
+  auto all = nlohmann::json::parse(*text, nullptr, false);
+  if (!all.is_object() || !all.contains(key) || !all[key].is_number()) return std::nullopt;
+  return all[key].get<double>();
+}
+
+void best_speedups::record(const std::string& key, double speedup) const {
+  if (key.empty()) return;
+  nlohmann::json all = nlohmann::json::object();
+  if (auto text = read_file(path_)) {
+    all = nlohmann::json::parse(*text, nullptr, false);
+    if (!all.is_object()) all = nlohmann::json::object();
+  }
+  if (all.contains(key) && all[key].is_number() && all[key].get<double>() >= speedup) return;
+  all[key] = speedup;
+  (void)make_dirs(path_.substr(0, path_.rfind('/')));
+  (void)write_file_atomic(path_, all.dump());
 }
 
 }  // namespace cudal1

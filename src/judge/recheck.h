@@ -1,6 +1,7 @@
 // The re-check of implausible speedups, applied by judge_candidate().
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "base/result.h"
@@ -13,7 +14,26 @@ namespace cudal1 {
 /// correct too and its speedup within options.recheck_tolerance; otherwise
 /// it becomes the second's verdict, or rejected as unstable_speedup.
 /// Precondition: first is correct with a speedup.
+/// `why` says what made the speedup implausible.
 result<judgment> recheck_speedup(judgment first, const std::string& task_path, const std::string& candidate_path,
-                                 const judge_options& options, progress_sink& progress);
+                                 const judge_options& options, const std::string& why, progress_sink& progress);
+
+/// The best speedups that stood, per task (its content), size profile,
+/// backend, device and precision policy, kept as JSON in a file of the cache
+/// folder, so "above twice the best seen" (CUDA-L1's second trigger) works
+/// across judgments and runs. Concurrent writers: the last one wins.
+class best_speedups {
+ public:
+  explicit best_speedups(std::string path) : path_(std::move(path)) {}
+  /// The key of a judgment's task and setting; empty if the task is unreadable.
+  static std::string key(const judgment& j, const std::string& precision);
+  std::optional<double> best(const std::string& key) const;
+  /// Keeps speedup if it beats the best so far; errors are ignored (a lost
+  /// record only makes a later re-check less likely).
+  void record(const std::string& key, double speedup) const;
+
+ private:
+  std::string path_;
+};
 
 }  // namespace cudal1

@@ -264,7 +264,8 @@ __global__ void __launch_bounds__(256)
     conv_silu_kernel(const float* __restrict__ xz, const float* __restrict__ cw, const float* __restrict__ cb,
                      float* __restrict__ xc, int L, int E, int64_t total4) {
   const int E4 = E / 4;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total4; i += (int64_t)gridDim.x * blockDim.x) {
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total4; i += stride) {
     const int64_t row = i / E4;  // b * L + t
     const int e = (int)(i % E4) * 4;
     const int t = (int)(row % L);
@@ -359,8 +360,8 @@ constexpr int kChunk = 32;                        // time steps staged per share
 __global__ void __launch_bounds__(kScanThreads)
     scan_kernel(const float* __restrict__ dbl, const float* __restrict__ xc, const float* __restrict__ gate,
                 int64_t ld_gate, float* __restrict__ yg, int64_t ldy, const float* __restrict__ w_dt,
-                const float* __restrict__ b_dt, const float* __restrict__ a_log, const float* __restrict__ d_skip, int L,
-                int E) {
+                const float* __restrict__ b_dt, const float* __restrict__ a_log, const float* __restrict__ d_skip,
+                int L, int E) {
   __shared__ __align__(16) float s_dbl[kChunk][kDbl];
   __shared__ __align__(16) float s_x[kChunk][kScanChannels];
   __shared__ __align__(16) float s_z[kChunk][kScanChannels];
