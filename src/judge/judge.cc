@@ -396,8 +396,9 @@ class judgment_run {
     if (r.what == worker_reply::kind::ok) {
       add_check("entry_point", true, "cudal1_forward found");
       std::string network = r.body["sandbox"].value("network", "?"), files = r.body["sandbox"].value("filesystem", "?");
-      add_check("sandbox", network.rfind("isolated", 0) == 0 && files.rfind("writes only", 0) == 0,
-                "network " + network + "; filesystem " + files);
+      std::string procs = r.body["sandbox"].value("processes", "?");
+      add_check("sandbox", network.rfind("isolated", 0) == 0 && files.rfind("writes only", 0) == 0 && procs.rfind("threads only", 0) == 0,
+                "network " + network + "; filesystem " + files + "; processes " + procs);
       return true;
     }
     if (r.what == worker_reply::kind::failed && (r.failure_kind() == "missing_entry" || r.failure_kind() == "load_error")) {
@@ -462,6 +463,9 @@ class judgment_run {
         if (!run.body.value("new_threads", json::array()).empty())
           return reject("background_thread", "threads still running after cudal1_forward returned: " +
                                                  run.body["new_threads"].dump() + " (call " + std::to_string(j_.calls + 1) + ")");
+        if (!run.body.value("process_attempts", json::array()).empty())
+          return reject("background_process", "the call tried to start a process (" + run.body["process_attempts"].dump() +
+                                                  "), which the sandbox denies (call " + std::to_string(j_.calls + 1) + ")");
         if (!run.body.value("child_processes", json::array()).empty())
           return reject("background_process", "processes started by the call still running: " +
                                                   run.body["child_processes"].dump() + " (call " + std::to_string(j_.calls + 1) + ")");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace cudal1 {
 
@@ -18,6 +19,18 @@ std::string isolate_network();
 /// the /dev/nvidia* device files, with Landlock. Returns "" on success, else
 /// why not (a kernel without Landlock).
 std::string restrict_writes(const std::string& writable_dir, bool allow_gpu_devices);
+
+/// Forbids starting processes: fork, vfork, execve, execveat and clone
+/// without CLONE_THREAD fail with EPERM (threads stay allowed; clone3 fails
+/// with ENOSYS so the C library falls back to clone, whose flags a seccomp
+/// filter can read). Bounds processes for root too, where RLIMIT_NPROC does
+/// not. Each attempt is recorded for process_attempts(). Returns "" on
+/// success, else why not.
+std::string forbid_processes();
+
+/// The forbidden calls attempted since the last call ("fork", "execve",
+/// "clone"), and forgets them.
+std::vector<std::string> process_attempts();
 
 bool sandbox_enabled();
 

@@ -121,11 +121,13 @@ class worker {
     }
     // Everything the worker itself opens is open: from here on, and before
     // the candidate's static initializers run, writes stay in the scratch folder.
-    std::string filesystem = "not restricted (CUDAL1_SANDBOX=0)";
+    std::string filesystem = "not restricted (CUDAL1_SANDBOX=0)", processes = filesystem;
     if (sandbox_enabled()) {
       char cwd[4096];
       std::string why = getcwd(cwd, sizeof cwd) ? restrict_writes(cwd, dev_->facts().backend == "cuda") : "no working folder";
       filesystem = why.empty() ? "writes only to the scratch folder" : "not restricted: " + why;
+      std::string no_spawn = forbid_processes();
+      processes = no_spawn.empty() ? "threads only (fork, exec and process clones denied)" : "not restricted: " + no_spawn;
     }
     // Kernels are recorded from before the candidate's library loads, for
     // the census of the correctness trials.
@@ -141,7 +143,7 @@ class worker {
     if (!handle) return failure("load_error", dlerror());
     forward_ = reinterpret_cast<forward_fn>(dlsym(handle, "cudal1_forward"));
     if (!forward_) return failure("missing_entry", "the candidate does not define cudal1_forward (extern \"C\", see cudal1/abi.h)");
-    return {{"ok", true}, {"sandbox", {{"network", network_}, {"filesystem", filesystem}}}};
+    return {{"ok", true}, {"sandbox", {{"network", network_}, {"filesystem", filesystem}, {"processes", processes}}}};
   }
 
   json stage(int arena, uint64_t shift, int sentinel) {
@@ -192,10 +194,11 @@ class worker {
     }
     json children = json::array();
     for (const auto& pid : child_processes()) children.push_back(pid);
+    json denied = process_attempts();
     if (!ms) return failure("runtime_error", ms.message());
     if (rc != 0) return failure("runtime_error", "cudal1_forward returned " + std::to_string(rc));
     json reply = {{"ok", true}, {"ms", *ms}, {"new_threads", new_threads}, {"child_processes", children},
-                  {"cache_tampering", cache}};
+                  {"process_attempts", denied}, {"cache_tampering", cache}};
     if (census) {
       if (census_) reply["kernels"] = kernels;
       else reply["census"] = census_note_;
