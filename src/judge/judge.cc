@@ -414,6 +414,11 @@ class judgment_run {
       case worker_reply::kind::timeout:
         return fail(verdict::timeout, doing + " did not finish within " + fmt_s(opt_.call_timeout_s) + "; the worker was killed");
       case worker_reply::kind::died:
+        // The sandbox's process filter traps forbidden calls; one made with
+        // every signal blocked (posix_spawn, system()) ends the process.
+        if (r.exit.signaled && r.exit.signal == SIGSYS)
+          return reject("background_process", "the candidate's process was stopped by SIGSYS while " + doing +
+                                                  ": it tried to start a process, which the sandbox forbids");
         return fail(verdict::runtime_error, "the candidate's process ended while " + doing + " (" + r.exit.describe() + ")" +
                                                 log_suffix());
       default:
