@@ -29,7 +29,7 @@ for step in $steps; do
     hacks)
       for c in examples/swish/cuda/hack_*.cu; do build/bin/cudal1 eval -q examples/swish/task.py "$c" --timeout 3 --time-budget 0.5; done ;;
     suites)  # every task: its solution judged, else its reference timed
-      timeout ${SUITE_TIMEOUT:-400} build/bin/cudal1 suite ${SUITES:-suites/*/} -q --json "$out/suites.jsonl" --markdown "$out/suites.md" 2>&1 | grep -v "^\[" ;;
-    bench) build/bin/judge_bench --save "$out" 2>&1 | tee "$out/bench.log" ;;
+      timeout ${SUITE_TIMEOUT:-400} build/bin/cudal1 suite ${SUITES:-suites/*/} ${SUITE_ARGS:-} -q --json "$out/suites.jsonl" --markdown "$out/suites.md" 2>&1 | grep -v "^\[" ;;
+    bench) build/bin/judge_bench ${BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/bench.log" ;;
   esac
 done
