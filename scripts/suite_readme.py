@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Writes suites/README.md: every task's first docstring paragraph, and its
+H200 figures from `cudal1 suite --json` results.
+
+    scripts/suite_readme.py [--compact OUT.jsonl] RESULTS.jsonl... > suites/README.md
+
+Later results files override earlier ones task by task. --compact also writes
+the figures (no raw samples) to OUT.jsonl, the record kept in the repository
+(suites/h200-results.jsonl); that file can be given back as a RESULTS file.
+"""
+import ast
+import json
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITES = [("level1", "single operators"), ("level2", "fused operator sequences"), ("level3", "architectures"),
+          ("minicpm-v", "MiniCPM-V 4.5 compute blocks at their real sizes")]
+
+HEADER = """# cudal1's task suites
+
+KernelBench-format tasks written for cudal1: signed, well-scaled inputs,
+outputs of order one, deterministic under a seed, sizes meant for 1–15 ms of
+PyTorch on an H200, and a small `cpu` size profile each, so CI runs every
+task. Every task must be sound under `cudal1 audit-task` (no trivial output —
+zeros, a constant, a copy of an input — passes its checks); CI checks each
+one (`ctest -L suite`). Native solutions — hand-written CUDA in cudal1's
+native format — sit in `solutions/<task>.cu` beside the tasks.
+
+    build/bin/cudal1 eval suites/level1/rmsnorm.py suites/level1/solutions/rmsnorm.cu
+    build/bin/cudal1 suite suites/level1 --json results.jsonl   # the whole suite
+    build/bin/cudal1 audit-task suites/level1/*.py
+
+**Figures.** *reference* is the PyTorch eager median on one NVIDIA H200 as
+the judge measures it (L2 flushed before each call, fresh inputs every call,
+TF32 off), from `cudal1 suite` ({runs}); *speedup* is the judge's verdict on
+the task's native solution (reference median over solution median, both
+timed interleaved in one judgment; speedups above 3x re-measured in fresh
+processes), and *floor* the solution's fraction of the task's speed-of-light
+floor (bytes over measured bandwidth, FLOPs over the fastest measured matrix
+rate). The raw figures are in [h200-results.jsonl](h200-results.jsonl);
+`scripts/suite_readme.py` writes this file from them. A blank reference means
+the task was not measured on the H200 yet.
+"""
+
+
+def first_paragraph(path):
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    return " ".join(doc.split("\n\n")[0].split())
+
+
+def compact(row):
+    out = {"task": row["task"]}
+    for key in ("backend", "error", "verdict", "speedup", "sol_fraction", "message", "measured"):
+        if key in row:
+            out[key] = row[key]
+    if "reference" in row:
+        out["reference"] = {k: row["reference"][k] for k in ("median_ms", "rel_iqr", "samples")}
+    if "judgment" in row:
+        out["device"] = row["judgment"].get("device", {}).get("name")
+        out["kernels"] = [k["name"] for k in (row["judgment"].get("kernels") or {}).get("kernels", [])]
+    elif "device" in row:
+        out["device"] = row["device"]
+        out["kernels"] = row.get("kernels", [])
+    return out
+
+
+def main(argv):
+    compact_path = None
+    if len(argv) >= 2 and argv[0] == "--compact":
+        compact_path, argv = argv[1], argv[2:]
+    results, runs = {}, []
+    for name in argv:
+        runs.append(Path(name).name)
+        for line in Path(name).read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                results[row["task"]] = compact(row)
+    if compact_path:
+        with open(compact_path, "w") as f:
+            for task in sorted(results):
+                f.write(json.dumps(results[task]) + "\n")
+    print(HEADER.format(runs=", ".join(runs) if runs else "no runs yet"))
+    logs = []
+    for suite, title in SUITES:
+        tasks = sorted((ROOT / "suites" / suite).glob("*.py"))
+        if not tasks:
+            continue
+        print(f"## {suite}: {title} ({len(tasks)} tasks)\n")
+        print("| task | computes | reference (ms) | solution speedup | floor |")
+        print("|---|---|---:|---:|---:|")
+        for t in tasks:
+            r = results.get(f"{suite}/{t.stem}", {})
+            ref = f"{r['reference']['median_ms']:.3f}" if "reference" in r else ""
+            has_solution = (t.parent / "solutions" / (t.stem + ".cu")).exists()
+            speed = floor = ""
+            if r.get("verdict") == "correct" and "speedup" in r:
+                speed = f"{r['speedup']:.2f}×"
+                logs.append(math.log(r["speedup"]))
+                if "sol_fraction" in r:
+                    floor = f"{100 * r['sol_fraction']:.0f}%"
+            elif "verdict" in r:
+                speed = r["verdict"]
+            elif has_solution:
+                speed = "not measured"
+            print(f"| `{t.stem}` | {first_paragraph(t)} | {ref} | {speed} | {floor} |")
+        print()
+    if logs:
+        print(f"Geometric-mean speedup of the {len(logs)} native solutions judged correct on the H200: "
+              f"**{math.exp(sum(logs) / len(logs)):.2f}×**.")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
