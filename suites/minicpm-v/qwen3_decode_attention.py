@@ -10,14 +10,15 @@ keys already normed and roped), all bf16; y is (batch, 1, 32, 128), bf16.
 q and k are normal with std 0.7, so the scores have std about 0.5: the
 softmax weights spread over thousands of cached tokens, as in a long
 context with no dominant token, and still matter (a plain average of v is
-~45% off). Larger scores would let eager's bf16 rounding of s (relative
-2^-9) grow until an exact float32 kernel fails bf16's tolerance against it. v is normal with std
-sqrt(kv_len) / 3, so the output, an average over ~kv_len values, has RMS
-about 0.4. Eager PyTorch copies the cache 4x (repeat_kv: 4.3 GB written),
-then reads the copies in two batched GEMVs, ~9.7 GB in all; a
-flash-decoding kernel reads the 1.07 GB cache once, the 4 query heads of a
-group sharing each loaded K/V row, with the sequence split across blocks
-and an online softmax whose partial results a small second pass combines.
+~45% off). Larger scores would let eager's bf16 rounding of s (up to
+2^-8 of |s|) grow until an exact float32 kernel fails bf16's tolerance
+against it. v is normal with std sqrt(kv_len) / 3, so the output, an
+average over ~kv_len values, has RMS about 0.4. Eager PyTorch copies the
+cache 4x (repeat_kv: 4.3 GB written), then reads the copies in two batched
+GEMVs, ~9.7 GB in all; a flash-decoding kernel reads the 1.07 GB cache
+once, the 4 query heads of a group sharing each loaded K/V row, with the
+sequence split across blocks and an online softmax whose partial results a
+small second pass combines.
 """
 import torch
 import torch.nn as nn

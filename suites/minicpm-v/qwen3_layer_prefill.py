@@ -6,22 +6,24 @@
     x = x + a Wo^T
     y = x + (silu(g) * u) Wd^T,  g, u = RMSNorm(x) Wg^T, RMSNorm(x) Wu^T     4096 -> 12288 -> 4096
 
-x is (batch, seq, 4096), bf16, normal (the residual stream); y likewise,
-RMS about 1.1. No biases (Qwen3 has none). Every RMSNorm (eps 1e-6) is
-computed in float32 with one rounding to bf16, and so are the q/k norm and
-RoPE (whose cos/sin are computed in forward as in qwen3_qk_norm_rope);
+x is (batch, seq, 4096), bf16, normal with std 2 (the residual stream); y
+likewise, RMS about 2.05. No biases (Qwen3 has none). Every RMSNorm (eps
+1e-6) is computed in float32 and rounded to bf16 once, and so are the q/k
+norm and RoPE (cos/sin computed in forward, as in qwen3_qk_norm_rope);
 attention is the eager formulation (kv heads repeated, bf16 scores, a
-boolean causal mask, softmax in float32, probabilities in bf16).
-Projections are normal with std 1/sqrt(fan_in), except Wo (std
-4/sqrt(4096), so the attention branch, an average over up to seq tokens,
-still adds RMS ~0.3) and Wd (std 0.5/sqrt(12288): MLP branch RMS ~0.3);
-the norm weights are 1 + 0.1 randn, so the scores have std about 1.
-The branches are small next to the residual stream, as in a trained
-model, but large enough that skipping either fails. The GEMMs (1.6 TFLOP)
-dominate; eager attention also writes the (32, S, S) score tensor in bf16
-and float32 and makes ~5 passes over it, which flash attention (causal,
-GQA) skips; RMSNorm, q/k norm + RoPE, SiLU-and-multiply and the residual
-adds fold into GEMM prologues and epilogues.
+boolean causal mask, softmax in float32, probabilities in bf16). The
+projections are normal with std 1/sqrt(fan_in), except Wo (std
+2/sqrt(4096)) and Wd (std 0.5/sqrt(12288), MLP branch RMS ~0.3); norm
+weights are 1 + 0.1 randn, so the scores have std about 1 and token i's
+attention output is an average over ~i/3 tokens: the attention branch adds
+RMS ~2 at the first token, ~0.3 by the 100th, ~0.05 at the last. The
+branches are small next to the residual stream (as in a trained model),
+so that any two sound bf16 implementations agree within bf16's tolerance,
+yet skipping either fails. The GEMMs (1.6 TFLOP) dominate; eager
+attention also writes the (32, S, S) score tensor in bf16 and float32 and
+makes ~5 passes over it, which causal flash attention skips; RMSNorm, q/k
+norm + RoPE, SiLU-and-multiply and the residual adds fold into GEMM
+prologues and epilogues.
 """
 import torch
 import torch.nn as nn
@@ -129,4 +131,4 @@ def get_init_inputs():
 # cudal1 metadata (optional; KernelBench ignores it): size profiles that
 # override the module globals above. The CPU backend uses "cpu" by default.
 cudal1_profiles = {"cpu": {"seq_len": 48, "hidden": 128, "q_heads": 4, "kv_heads": 2, "head_dim": 32,
-                           "intermediate": 256}}
+                           "intermediate": 256, "attn_gain": 1.0}}

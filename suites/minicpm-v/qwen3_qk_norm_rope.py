@@ -1,26 +1,26 @@
-"""Qwen3-8B per-head RMSNorm of q and k, then RoPE (theta 1e6, rotate-half) at positions 0..S-1, transposed to (batch, heads, seq, 128).
+"""Qwen3-8B attention prologue: per-head RMSNorm of q and k with learned weights, then RoPE (theta 1e6, rotate-half) at positions 0..S-1, transposed to (batch, heads, seq, 128); bf16.
 
-    n[b, s, h, :] = x[b, s, h, :] / sqrt(mean_j x[b, s, h, j]^2 + eps) * w[:]     (w: q_norm or k_norm weight)
-    inv_freq[i] = 1 / theta^(2i / 128),  a[s, i] = s * inv_freq[i]                i < 64, float32
-    out[b, h, s, i]      = n[i] cos a[s, i] - n[i + 64] sin a[s, i]                (rotate-half convention)
+    n[b, s, h, :] = x[b, s, h, :] / sqrt(mean_j x[b, s, h, j]^2 + eps) * w       (w: q_norm or k_norm weight)
+    inv_freq[i] = 1 / theta^(2i / 128),  a[s, i] = s * inv_freq[i]              i < 64, float32
+    out[b, h, s, i]      = n[i] cos a[s, i] - n[i + 64] sin a[s, i]
     out[b, h, s, i + 64] = n[i + 64] cos a[s, i] + n[i] sin a[s, i]
 
-q is (batch, seq, 32, 128) and k (batch, seq, 8, 128), bf16 and normal (the
-q_proj and k_proj outputs of Qwen3-8B, 32 query and 8 key/value heads of
-128); the two outputs are (batch, 32, seq, 128) and (batch, 8, seq, 128),
-bf16, RMS about 1. The cos/sin tables are computed in forward as eager
-PyTorch does: inv_freq = 1 / theta^(arange(0, 128, 2) / 128) in float32,
-angles = position * inv_freq in float32 (up to seq - 1 = 8191 rad, so a
-kernel needs full-range sincosf, not __sinf), cos and sin in float32. Norm
-and rotation are computed in float32 with one rounding to bf16 at the end,
-as a fused kernel does: Hugging Face's eager Qwen3 rounds to bf16 after the
-norm, after the weight and after each RoPE product (five roundings), and
-where the rotation's two terms cancel an exact kernel would differ from
-that by more than bf16's tolerance. Eager PyTorch makes ~12 passes over q
-and k (float32 copies, pow, mean, multiplies, rotate-half's neg and cat,
-the transpose); a fused kernel reads each head row once (16-byte loads),
-reduces it in a warp, rotates it in registers and writes it once,
-transposed.
+q is (batch, seq, 32, 128) and k (batch, seq, 8, 128), bf16, normal (the
+q_proj and k_proj outputs of Qwen3-8B: 32 query and 8 key/value heads of
+128); the outputs are (batch, 32, seq, 128) and (batch, 8, seq, 128),
+bf16, RMS about 1; the norm weights are 1 + 0.2 randn, eps 1e-6. cos and
+sin are computed in forward as eager PyTorch does: inv_freq = 1 /
+theta^(arange(0, 128, 2) / 128) in float32, angle = position * inv_freq
+in float32 (up to seq - 1 = 8191 rad, so a kernel needs full-range
+sincosf, not __sinf), cos and sin in float32. Norm and rotation are
+computed in float32 and rounded to bf16 once, as a fused kernel does.
+(Hugging Face's eager Qwen3 rounds to bf16 after the norm, after the
+weight and after each RoPE product; where the rotation's two terms cancel,
+that differs from the exact result by more than bf16's tolerance, so an
+exact kernel would fail against it.) Eager PyTorch makes ~12 passes over
+q and k (float32 copies, pow, mean, multiplies, rotate-half's slices, neg
+and cat, the cast); a fused kernel reads each head row once, reduces it in
+a warp, rotates it in registers and writes it once, transposed.
 """
 import torch
 import torch.nn as nn
