@@ -23,6 +23,7 @@ backend (exchange = device memory shared through CUDA IPC).
 """
 import contextlib
 import copy
+import hashlib
 import importlib.util
 import json
 import mmap
@@ -160,7 +161,7 @@ class Reference:
         self.flush_count = 0
         self.sync()
         sol = {"bytes": sum(s["nbytes"] for s in self.arg_specs + self.out_specs + self.param_specs),
-               "flops": count_flops(self.model, args)}
+               "flops": self.task_flops(msg, profile, args)}
         if msg.get("calibration_path"):
             sol.update(self.calibrate(msg["calibration_path"]))
         return {
@@ -183,6 +184,35 @@ class Reference:
             return model, "float64"
         except Exception as e:
             return None, f"unavailable: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
+
+    def task_flops(self, msg, profile, args):
+        """The task's FLOPs per forward, counted once per task file, profile,
+        backend and torch, and kept beside the calibration (the counter runs
+        the model under a dispatch mode: not every judgment should pay it)."""
+        if not msg.get("calibration_path"):
+            return count_flops(self.model, args)
+        path = os.path.join(os.path.dirname(msg["calibration_path"]), "flops.json")
+        with open(msg["task"], "rb") as f:
+            key = hashlib.sha256(f.read() + f"|{profile}|{self.backend}|{torch.__version__}".encode()).hexdigest()
+        try:
+            with open(path) as f:
+                known = json.load(f)
+        except (OSError, ValueError):
+            known = {}
+        if not isinstance(known, dict):
+            known = {}
+        if key in known:
+            return known[key]
+        flops = count_flops(self.model, args)
+        known[key] = flops
+        try:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            with open(path + f".{os.getpid()}.tmp", "w") as f:
+                json.dump(known, f)
+            os.replace(path + f".{os.getpid()}.tmp", path)
+        except OSError:
+            pass  # counted again next time
+        return flops
 
     def calibrate(self, path):
         """The device's copy bandwidth (bytes read plus written per second) and

@@ -592,7 +592,7 @@ class judgment_run {
       for (const auto& [name, err] : precise_torch_err_) worst = std::max(worst, err);
       j_.precision["reference_rel_norm"] = worst;
       char buf[200];
-      std::snprintf(buf, sizeof buf, "%d trials within tolerance of the float64 reference (PyTorch in %s is off it by %.2g)",
+      std::snprintf(buf, sizeof buf, "%d trials within tolerance of the float64 reference (PyTorch's own output, policy %s, is off it by %.2g)",
                     opt_.trials, opt_.precision.c_str(), worst);
       add_check("precise_reference", true, buf);
     }
