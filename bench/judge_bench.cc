@@ -78,35 +78,7 @@ int main(int argc, char** argv) {
     auto t0 = std::chrono::steady_clock::now();
     auto j = judge_candidate(task, candidate, opt, quiet);
     double wall_s = seconds_since(t0);
-    // What the defenses cost: judgments of a fixed 100 timed pairs, with the
-  // defenses and without (one input set, no timed-output checks, no census,
-  // no float64 trials, no sandbox), alternating so drift hits both alike.
-  std::vector<double> defended_s, undefended_s;
-  std::vector<double> defended_call_ms, undefended_call_ms;
-  judge_options fixed = opt;
-  fixed.reference_server = true;
-  fixed.stopping.min_samples = fixed.stopping.max_samples = 100;
-  fixed.stopping.min_time_s = 0;
-  fixed.stopping.max_time_s = 60;
-  fixed.stopping.target_ci_rel = 0;
-  for (int i = 0; i < defense_runs; ++i) {
-    for (bool defenses : {true, false}) {
-      fixed.defenses = defenses;
-      auto t0 = std::chrono::steady_clock::now();
-      auto j = judge_candidate(task, candidate, fixed, quiet);
-      double wall_s = seconds_since(t0);
-      if (!j || j->outcome != verdict::correct)
-        return std::fprintf(stderr, "judge_bench: judgment (defenses %s) failed\n", defenses ? "on" : "off"), 1;
-      double timing_s = 0;
-      for (const auto& [name, s] : j->phases_s)
-        if (name == "timing") timing_s = s;
-      (defenses ? defended_s : undefended_s).push_back(wall_s);
-      (defenses ? defended_call_ms : undefended_call_ms).push_back(1e3 * timing_s / j->candidate.summary->samples);
-      std::printf("  defenses %-3s %d: %.2f s, %.2f ms per timed pair, speedup %.3f\n", defenses ? "on" : "off", i + 1,
-                  wall_s, 1e3 * timing_s / j->candidate.summary->samples, *j->speedup);
-    }
-  }
-  remove_tree(*dir);
+    remove_tree(*dir);
     if (!j) return std::fprintf(stderr, "judge_bench: %s\n", j.message().c_str()), 1;
     if (j->outcome != verdict::correct)
       return std::fprintf(stderr, "judge_bench: verdict %s: %s\n", to_string(j->outcome), j->message.c_str()), 1;
