@@ -62,6 +62,42 @@ def passes(figures, rel_norm):
         and figures["rel_norm"] <= rel_norm
 
 
+def within_fraction(cand, ref, rtol, atol_rel):
+    """The fraction of elements within |c - r| <= atol_rel * scale + rtol * |r|
+    (scale: the RMS of the finite reference values); NaN counts as outside.
+    Lower-precision arithmetic leaves nearly every element within its
+    precision's tolerance; a wrong result leaves some far outside."""
+    c_flat, r_flat = cand.reshape(-1), ref.reshape(-1)
+    n = r_flat.numel()
+    if n == 0:
+        return 1.0
+    sum_sq = r_flat.new_zeros((), dtype=torch.float64)
+    for i in range(0, n, CHUNK):
+        r = r_flat[i:i + CHUNK].double()
+        sum_sq += torch.where(torch.isfinite(r), r * r, torch.zeros_like(r)).sum()
+    atol = atol_rel * math.sqrt(sum_sq.item() / n)
+    inside = 0
+    for i in range(0, n, CHUNK):
+        c, r = c_flat[i:i + CHUNK].double(), r_flat[i:i + CHUNK].double()
+        inside += int(((c - r).abs() <= atol + rtol * r.abs()).sum().item())  # NaN compares false
+    return inside / n
+
+
+def enlarging_fraction(cand, ref):
+    """Of the elements where cand differs from ref, the fraction where it is
+    larger in magnitude (the error points away from zero). Rounding to
+    nearest leaves about half; a systematic error (a sum that skips a term,
+    a wrong scale) leaves nearly all or none."""
+    c_flat, r_flat = cand.reshape(-1), ref.reshape(-1)
+    enlarging = differing = 0
+    for i in range(0, r_flat.numel(), CHUNK):
+        c, r = c_flat[i:i + CHUNK].double(), r_flat[i:i + CHUNK].double()
+        d = (c - r) * r
+        enlarging += int((d > 0).sum().item())
+        differing += int((d != 0).sum().item())  # NaN differs from nothing here: not counted
+    return enlarging / differing if differing else 0.5
+
+
 def bitwise_equal(a, b):
     if a.numel() == 0:
         return True

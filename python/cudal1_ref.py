@@ -123,7 +123,10 @@ class Reference:
     def init(self, msg):
         self.backend = msg["backend"]
         self.device = torch.device("cuda" if self.backend == "cuda" else "cpu")
-        self.tolerances = msg["tolerances"]  # dtype name -> [rtol, atol_rel]
+        self.tolerances = msg["tolerances"]  # dtype name -> [rtol, atol_rel, rel_norm]
+        # policy -> the f32 tolerance of each looser precision policy, to tell
+        # lower-precision arithmetic from a wrong result in a failing output
+        self.looser = msg.get("looser_tolerances", {})
         self.set_precision(msg.get("precision", "fp32"))
         self.module = load_task_module(msg["task"])
         profile = apply_profile(self.module, msg.get("profile"), msg.get("profile_required", False))
@@ -406,15 +409,27 @@ class Reference:
                 call = self.fingerprints.match(i, self.view(spec), rtol, atol_rel * f["scale"])
                 if call is not None:
                     f["replays_call"] = call
+                self.fit_lower_precision(f, self.view(spec), ref)
             if precise is not None and ref.is_floating_point():
                 # The candidate against float64, and PyTorch's own distance from it.
                 f["precise"] = compare(self.view(spec), precise[i], rtol, atol_rel)
                 f["precise"]["reference_rel_norm"] = compare(ref, precise[i], rtol, atol_rel)["rel_norm"]
+                if not passes(f["precise"], rel_norm):
+                    self.fit_lower_precision(f["precise"], self.view(spec), precise[i])
             figures.append(f)
         changed = [spec["name"] for spec, v in zip(self.arg_specs, self.pristine)
                    if not bitwise_equal(self.view(spec), as_tensor_arg(v, spec["name"]).to(self.device))]
         self.fingerprints.add(self.ref_out)
         return {"ok": True, "outputs": figures, "changed_inputs": changed}
+
+    def fit_lower_precision(self, figures, cand, ref):
+        """For a failing fp32 output: per looser policy, the fraction of its
+        elements within twice that policy's elementwise tolerance, and the
+        direction of its errors (rounding errs both ways, most bugs one way)."""
+        if ref.dtype != torch.float32 or not self.looser:
+            return
+        figures["lower_precision"] = {p: within_fraction(cand, ref, 2 * t[0], 2 * t[1]) for p, t in self.looser.items()}
+        figures["enlarging"] = enlarging_fraction(cand, ref)
 
     def audit_task(self, msg):
         """Would trivial outputs pass this task's checks? (cudal1 audit-task)"""
@@ -557,10 +572,10 @@ def serve_requests(commands, replies):
 
 def import_torch():
     """Imports torch, then the comparison module that needs it."""
-    global torch, Fingerprints, bitwise_equal, compare, passes
+    global torch, Fingerprints, bitwise_equal, compare, enlarging_fraction, passes, within_fraction
     import torch as _torch
     torch = _torch
-    from cudal1_compare import Fingerprints, bitwise_equal, compare, passes  # noqa: F811
+    from cudal1_compare import Fingerprints, bitwise_equal, compare, enlarging_fraction, passes, within_fraction  # noqa: F811
     # The FLOP counter's own imports take seconds: pay them once, in the
     # reference server, not in every forked reference worker.
     try:

@@ -231,6 +231,7 @@ class judgment_run {
                    {"precision", opt_.precision},
                    {"precise", !task_only_ && opt_.defenses},
                    {"tolerances", tolerance_table_json(opt_.precision)},
+                   {"looser_tolerances", looser_tolerances_json()},
                    {"exchange_path", scratch_ + "/exchange.bin"},
                    {"calibration_path", cache_dir() + "/calibration-" + j_.backend + ".json"},
                    {"flush_bytes", j_.backend == "cuda" ? kCudaFlushBytes : kCpuFlushBytes}};
@@ -507,7 +508,7 @@ class judgment_run {
       if (!v.pass) {
         bool unwritten = e.unwritten > 0;
         add_check(unwritten ? "outputs_written" : "correctness", false, v.reason + " (call " + std::to_string(j_.calls) + ")");
-        label_precision_downgrade(e, slot.dtype, "the reference");
+        label_precision_downgrade(e, body["outputs"][i], slot.dtype, "the reference");
         if (body["outputs"][i].contains("replays_call"))
           add_hack("replay", slot.name + " of call " + std::to_string(j_.calls) + " matches the reference output of call " +
                                  std::to_string(body["outputs"][i]["replays_call"].get<int>()) +
@@ -527,7 +528,7 @@ class judgment_run {
       if (!pv.pass) {
         std::string reason = "against the float64 reference, " + pv.reason;
         add_check("precise_reference", false, reason + " (call " + std::to_string(j_.calls) + ")");
-        label_precision_downgrade(p, slot.dtype, "the float64 reference");
+        label_precision_downgrade(p, pj, slot.dtype, "the float64 reference");
         return fail(verdict::incorrect, reason);
       }
     }
@@ -547,20 +548,44 @@ class judgment_run {
     return true;
   }
 
-  // An fp32 output that fails its policy's tolerance but whose relative norm
-  // error is within a looser policy's bound carries the error of
-  // lower-precision arithmetic (wrong code is off by order one): named, so the
-  // verdict says what the candidate did (the verdict is the same either way).
-  void label_precision_downgrade(const output_error& e, const std::string& dtype, const std::string& against) {
-    if (dtype != "f32" || e.unwritten > 0 || !e.rel_norm) return;
+  // An fp32 output that fails its policy's tolerance, but whose relative-norm
+  // error is within a looser policy's bound, whose elements are nearly all
+  // (99.9%) within twice that policy's elementwise tolerance, and whose
+  // errors point both ways (35-65% of them away from zero, as rounding to
+  // nearest leaves them), carries the error of lower-precision arithmetic; a
+  // wrong result leaves elements far off or errs one way (a sum that skips a
+  // term). A downgrade that rounds toward zero (TF32 truncation) errs one way
+  // too and stays unnamed: the label is withheld when in doubt.
+  // Named, so the verdict says what the candidate did (the verdict is
+  // incorrect either way).
+  void label_precision_downgrade(const output_error& e, const json& figures, const std::string& dtype,
+                                 const std::string& against) {
+    if (dtype != "f32" || e.unwritten > 0 || !e.rel_norm || !figures.contains("lower_precision")) return;
+    double enlarging = figures.value("enlarging", 1.0);
+    if (enlarging < 0.35 || enlarging > 0.65) return;
     for (std::string p = looser_policy(opt_.precision); !p.empty(); p = looser_policy(p)) {
-      if (*e.rel_norm > tolerance_for(dtype, p).rel_norm) continue;
-      char buf[160];
-      std::snprintf(buf, sizeof buf, " is off %s by a relative norm of %.3g: outside the %s tolerance, inside %s's bound",
-                    against.c_str(), *e.rel_norm, opt_.precision.c_str(), p.c_str());
+      double within = figures["lower_precision"].value(p, 0.0);
+      if (*e.rel_norm > tolerance_for(dtype, p).rel_norm || within < 0.999) continue;
+      char buf[300];
+      std::snprintf(buf, sizeof buf,
+                    " is off %s by a relative norm of %.3g: outside the %s tolerance, inside %s's, with %.2f%% of its "
+                    "elements within twice %s's elementwise tolerance and its errors pointing both ways (%.0f%% away "
+                    "from zero), as rounding leaves them",
+                    against.c_str(), *e.rel_norm, opt_.precision.c_str(), p.c_str(), 100 * within, p.c_str(),
+                    100 * enlarging);
       add_hack("precision_downgrade", e.name + buf + " (call " + std::to_string(j_.calls) + ")");
       return;
     }
+  }
+
+  // The f32 tolerance of each policy looser than ours: {"bf16": [rtol, atol_rel, rel_norm]}.
+  json looser_tolerances_json() const {
+    json t = json::object();
+    for (std::string p = looser_policy(opt_.precision); !p.empty(); p = looser_policy(p)) {
+      tolerance tol = tolerance_for("f32", p);
+      t[p] = {tol.rtol, tol.atol_rel, tol.rel_norm};
+    }
+    return t;
   }
 
   void merge_error(const output_error& e) {
