@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
     if (i == 0) {
       std::printf("  per-call requests (median ms, judge's clock):");
       for (const auto& [op, ms] : j->requests_ms) std::printf(" %s %.2f", op.c_str(), summarize_samples(ms).median_ms);
-      std::printf("\n");
+      std::printf("\n  reference init (s): %s\n", j->reference_init_s.dump().c_str());
     }
     for (size_t p = 0; p < j->phases_s.size(); ++p) {
       if (phases.size() <= p) phases.push_back({j->phases_s[p].first, {}});

@@ -123,6 +123,14 @@ class Reference:
     def init(self, msg):
         self.backend = msg["backend"]
         self.device = torch.device("cuda" if self.backend == "cuda" else "cpu")
+        # Where init's time goes (seconds per step), reported with the reply.
+        init_s, clock = {}, [time.perf_counter()]
+
+        def step(name):
+            self.sync()
+            now = time.perf_counter()
+            init_s[name] = round(now - clock[0], 4)
+            clock[0] = now
         self.tolerances = msg["tolerances"]  # dtype name -> [rtol, atol_rel, rel_norm]
         # policy -> the f32 tolerance of each looser precision policy, to tell
         # lower-precision arithmetic from a wrong result in a failing output
@@ -130,6 +138,7 @@ class Reference:
         self.set_precision(msg.get("precision", "fp32"))
         self.module = load_task_module(msg["task"])
         profile = apply_profile(self.module, msg.get("profile"), msg.get("profile_required", False))
+        step("import_task")
 
         torch.manual_seed(msg["seed"])
         with self.default_device():
@@ -137,6 +146,7 @@ class Reference:
             self.model = self.module.Model(*init_inputs)
         self.model = self.model.to(self.device).eval()
         torch.set_grad_enabled(False)
+        step("build_model")
 
         self.names = dtype_names()
         self.dtypes = {name: dtype for dtype, name in self.names.items()}
@@ -146,9 +156,11 @@ class Reference:
         self.out_specs = [self.spec(f"out{i}", t) for i, t in enumerate(outs)]
         state = list(self.model.state_dict().items())
         self.param_values = [t.detach().contiguous().clone() for _, t in state]
+        step("first_forward")
         self.precise_model, self.precise_note = None, "off"
         if msg.get("precise", True):
             self.precise_model, self.precise_note = self.make_precise(args, outs)
+        step("float64_model")
         self.param_specs = [self.spec(name, t) for name, t in state]
 
         offset = 0
@@ -162,16 +174,18 @@ class Reference:
             self.view(s).copy_(t)
         self.flush_buffer = torch.empty(int(msg["flush_bytes"]), dtype=torch.uint8, device=self.device)
         self.flush_count = 0
-        self.sync()
+        step("exchange")
         sol = {"bytes": sum(s["nbytes"] for s in self.arg_specs + self.out_specs + self.param_specs),
                "flops": self.task_flops(msg, profile, args)}
+        step("flops")
         if msg.get("calibration_path"):
             sol.update(self.calibrate(msg["calibration_path"]))
+        step("calibration")
         return {
             "ok": True, "inputs": self.arg_specs, "outputs": self.out_specs, "params": self.param_specs,
             "exchange": exchange_desc, "profile": profile, "torch": torch.__version__,
             "python": sys.version.split()[0], "device_name": self.device_name(), "speed_of_light": sol,
-            "precise_reference": self.precise_note,
+            "precise_reference": self.precise_note, "init_s": init_s,
         }
 
     def make_precise(self, args, outs):

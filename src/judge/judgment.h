@@ -78,6 +78,9 @@ struct judgment {
   /// Where the time went, in order: start, compile, reference, load, trials,
   /// warmup, timing, finish (seconds, wall clock of the judge).
   std::vector<std::pair<std::string, double>> phases_s;
+  /// The reference worker's own init steps (seconds): import_task,
+  /// build_model, first_forward, float64_model, exchange, flops, calibration.
+  nlohmann::json reference_init_s = nullptr;
   /// The judge's wall clock around each kind of worker request of the call
   /// loop (prepare, reference_run, stage, run, collect, check), per call.
   std::map<std::string, std::vector<double>> requests_ms;

@@ -59,6 +59,7 @@ json judgment_to_json(const judgment& j) {
           {"speed_of_light", j.speed_of_light},
           {"precision", j.precision},
           {"kernels", j.kernels},
+          {"reference_init_s", j.reference_init_s},
           {"message", j.message},
           {"device", j.device},
           {"backend", j.backend},
