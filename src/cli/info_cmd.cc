@@ -73,6 +73,7 @@ int run_info(const args_t& args) {
   }
   std::printf("cuda backend  %s\n", cuda ? (cuda->value("name", std::string("?")) + " (sm " + cuda->value("compute_capability", std::string("?")) + ")").c_str()
                                          : ("unavailable: " + cuda.message()).c_str());
+  if (cuda) std::printf("kernel census %s\n", cuda->value("kernel_census", std::string("?")).c_str());
   return 0;
 }
 

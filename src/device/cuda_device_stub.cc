@@ -12,6 +12,7 @@ result<std::unique_ptr<device>> make_cuda_device() {
 result<std::unique_ptr<kernel_census>> kernel_census::start() {
   return make_error("this cudal1 was built without CUDA support");
 }
+std::string kernel_census::availability() { return "unavailable: built without CUDA support"; }
 kernel_census::~kernel_census() = default;
 void kernel_census::begin() {}
 std::vector<kernel_launch> kernel_census::end() { return {}; }

@@ -21,6 +21,7 @@ struct cupti_api {
 };
 
 cupti_api g_api;
+std::string g_loaded_from;
 std::mutex g_mutex;
 std::vector<kernel_launch> g_launches;  // guarded by g_mutex
 constexpr size_t kBufferBytes = 1 << 20;
@@ -51,8 +52,12 @@ std::string load_api() {
                          "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13"};
   void* lib = nullptr;
   std::string why;
-  for (const char* n : names)
-    if ((lib = dlopen(n, RTLD_NOW | RTLD_LOCAL))) break;
+  for (const char* n : names) {
+    if ((lib = dlopen(n, RTLD_NOW | RTLD_LOCAL))) {
+      g_loaded_from = n;
+      break;
+    }
+  }
   if (!lib) return "CUPTI (libcupti.so.13) not found";
   g_api.register_callbacks = reinterpret_cast<decltype(g_api.register_callbacks)>(dlsym(lib, "cuptiActivityRegisterCallbacks"));
   g_api.enable = reinterpret_cast<decltype(g_api.enable)>(dlsym(lib, "cuptiActivityEnable"));
@@ -64,11 +69,20 @@ std::string load_api() {
   return "";
 }
 
+// Loads the API once per process; "" when it is usable.
+const std::string& load_error() {
+  static std::string error = load_api();
+  return error;
+}
+
 }  // namespace
 
+std::string kernel_census::availability() {
+  return load_error().empty() ? "available (" + g_loaded_from + ")" : "unavailable: " + load_error();
+}
+
 result<std::unique_ptr<kernel_census>> kernel_census::start() {
-  static std::string load_error = load_api();
-  if (!load_error.empty()) return make_error(load_error);
+  if (const std::string& why = load_error(); !why.empty()) return make_error(why);
   if (g_api.register_callbacks(request_buffer, complete_buffer) != CUPTI_SUCCESS)
     return make_error("CUPTI refused the activity buffers");
   if (CUptiResult r = g_api.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL); r != CUPTI_SUCCESS)

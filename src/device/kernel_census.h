@@ -21,6 +21,8 @@ struct kernel_launch {
 
 class kernel_census {
  public:
+  /// "available (PATH)" when CUPTI loads, else "unavailable: why"; records nothing.
+  static std::string availability();
   /// Loads CUPTI and starts recording kernel launches (this process, all streams).
   static result<std::unique_ptr<kernel_census>> start();
   ~kernel_census();

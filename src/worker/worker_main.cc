@@ -295,7 +295,9 @@ int worker_main(int argc, char** argv) {
   } else {
     dev = make_cpu_device(flush_bytes);
   }
-  send({{"ok", true}, {"device", facts_to_json(dev->facts())}});
+  json facts = facts_to_json(dev->facts());
+  if (backend == "cuda") facts["kernel_census"] = kernel_census::availability();
+  send({{"ok", true}, {"device", facts}});
   worker w(std::move(dev), network);
   FILE* commands = fdopen(3, "r");
   if (!commands) return 3;
