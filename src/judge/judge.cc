@@ -399,6 +399,7 @@ class judgment_run {
       add_check("entry_point", true, "cudal1_forward found");
       std::string network = r.body["sandbox"].value("network", "?"), files = r.body["sandbox"].value("filesystem", "?");
       std::string procs = r.body["sandbox"].value("processes", "?");
+      process_filter_ = procs.rfind("threads only", 0) == 0;
       add_check("sandbox", network.rfind("isolated", 0) == 0 && files.rfind("writes only", 0) == 0 && procs.rfind("threads only", 0) == 0,
                 "network " + network + "; filesystem " + files + "; processes " + procs);
       return true;
@@ -418,7 +419,7 @@ class judgment_run {
       case worker_reply::kind::died:
         // The sandbox's process filter traps forbidden calls; one made with
         // every signal blocked (posix_spawn, system()) ends the process.
-        if (r.exit.signaled && r.exit.signal == SIGSYS)
+        if (process_filter_ && r.exit.signaled && r.exit.signal == SIGSYS)
           return reject("background_process", "the candidate's process was stopped by SIGSYS while " + doing +
                                                   ": it tried to start a process, which the sandbox forbids");
         return fail(verdict::runtime_error, "the candidate's process ended while " + doing + " (" + r.exit.describe() + ")" +
@@ -779,9 +780,10 @@ class judgment_run {
   bool task_only_ = false;
   exchange_layout layout_;
   json sol_ = json::object();  // the reference worker's speed-of-light figures
-  std::map<std::string, double> precise_torch_err_;
+  std::map<std::string, double> precise_torch_err_;  // per output: PyTorch's worst distance from float64
   json census_launches_ = json::array();  // the trials' kernel launches, as the worker reported them
-  std::string census_note_;              // why there is no census  // per output: PyTorch's worst distance from float64
+  std::string census_note_;              // why there is no census
+  bool process_filter_ = false;          // the worker's seccomp filter is in place
 };
 
 }  // namespace
