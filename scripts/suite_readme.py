@@ -6,7 +6,9 @@ H200 figures from `cudal1 suite --json` results.
 
 Later results files override earlier ones task by task. --compact also writes
 the figures (no raw samples) to OUT.jsonl, the record kept in the repository
-(suites/h200-results.jsonl); that file can be given back as a RESULTS file.
+(suites/h200-results.jsonl, its first line the --label); that file can be
+given back as a RESULTS file, and CI checks that suites/README.md is what it
+renders.
 """
 import ast
 import json
@@ -95,9 +97,14 @@ def main(argv):
         for line in Path(name).read_text().splitlines():
             if line.strip():
                 row = json.loads(line)
+                if "task" not in row:  # the compact file's first line: where its figures come from
+                    label = label or row.get("label")
+                    continue
                 results[row["task"]] = compact(row)
     if compact_path:
         with open(compact_path, "w") as f:
+            if label:
+                f.write(json.dumps({"label": label}) + "\n")
             for task in sorted(results):
                 f.write(json.dumps(results[task]) + "\n")
     print(HEADER.format(runs=label or (", ".join(runs) if runs else "no runs yet")))
