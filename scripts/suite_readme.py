@@ -140,7 +140,7 @@ def main(argv):
         print(f"Geometric-mean speedup of the {len(logs)} native solutions judged correct on the H200: "
               f"**{math.exp(sum(logs) / len(logs)):.2f}×**.\n")
     if unmeasured:
-        print("Not measured on the H200 yet (the device time ran out): " + ", ".join(f"`{t}`" for t in unmeasured) + ".\n")
+        print("Not measured on the H200 at their current sizes yet: " + ", ".join(f"`{t}`" for t in unmeasured) + ".\n")
     print(FOOTER)
 
 

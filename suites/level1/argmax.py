@@ -9,8 +9,8 @@ contiguous row per output, read once.
 import torch
 import torch.nn as nn
 
-# GPU: 16384 * 49152 float32 = 3 GiB read once, tiny output: ~1 ms on an H200.
-batch_size = 16384
+# GPU: 24576 * 49152 float32 = 4.5 GiB read once, tiny output.
+batch_size = 24576  # 4.8 GB read: 16384 rows measured 0.94 ms on the H200, so about 1.4 ms
 dim = 49152
 
 
