@@ -62,6 +62,16 @@ def passes(figures, rel_norm):
         and figures["rel_norm"] <= rel_norm
 
 
+def finite_sum_sq(flat):
+    """The sum of squares of the finite values of a flat tensor, in float64
+    by chunks: over the element count, the square of the tolerances' scale."""
+    sum_sq = flat.new_zeros((), dtype=torch.float64)
+    for i in range(0, flat.numel(), CHUNK):
+        r = flat[i:i + CHUNK].double()
+        sum_sq += torch.where(torch.isfinite(r), r * r, torch.zeros_like(r)).sum()
+    return sum_sq.item()
+
+
 def within_fraction(cand, ref, rtol, atol_rel):
     """The fraction of elements within |c - r| <= atol_rel * scale + rtol * |r|
     (scale: the RMS of the finite reference values); NaN counts as outside.
@@ -71,11 +81,7 @@ def within_fraction(cand, ref, rtol, atol_rel):
     n = r_flat.numel()
     if n == 0:
         return 1.0
-    sum_sq = r_flat.new_zeros((), dtype=torch.float64)
-    for i in range(0, n, CHUNK):
-        r = r_flat[i:i + CHUNK].double()
-        sum_sq += torch.where(torch.isfinite(r), r * r, torch.zeros_like(r)).sum()
-    atol = atol_rel * math.sqrt(sum_sq.item() / n)
+    atol = atol_rel * math.sqrt(finite_sum_sq(r_flat) / n)
     inside = 0
     for i in range(0, n, CHUNK):
         c, r = c_flat[i:i + CHUNK].double(), r_flat[i:i + CHUNK].double()
@@ -156,11 +162,8 @@ def compare_precise(cand, ref, rtol, atol_rel):
     """
     c_flat, r_flat = cand.reshape(-1), ref.reshape(-1)
     n = r_flat.numel()
-    sum_sq = r_flat.new_zeros((), dtype=torch.float64)
-    for i in range(0, n, CHUNK):
-        r = r_flat[i:i + CHUNK].double()
-        sum_sq += torch.where(torch.isfinite(r), r * r, torch.zeros_like(r)).sum()
-    scale = math.sqrt(sum_sq.item() / n) if n else 0.0
+    sum_sq = finite_sum_sq(r_flat)
+    scale = math.sqrt(sum_sq / n) if n else 0.0
     atol = atol_rel * scale if scale > 0 else atol_rel
     zero = r_flat.new_zeros((), dtype=torch.float64)
     bad, unwritten, err_sq, max_abs, max_rel = zero.clone(), zero.clone(), zero.clone(), zero.clone(), zero.clone()
@@ -182,7 +185,7 @@ def compare_precise(cand, ref, rtol, atol_rel):
         if not bool(finite.all()):
             max_abs = torch.full_like(max_abs, math.inf)
             max_rel = torch.full_like(max_rel, math.inf)
-    ref_norm = math.sqrt(sum_sq.item())
+    ref_norm = math.sqrt(sum_sq)
     err_norm = math.sqrt(err_sq.item())
     rel_norm = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
     if max_abs.item() == math.inf:
