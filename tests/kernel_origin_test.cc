@@ -53,5 +53,11 @@ TEST(SummarizeCensus, LibraryOnlyOrNothingIsNotCustom) {
   EXPECT_FALSE(summarize_census(nlohmann::json::array(), kLibrary)["custom_kernel"].get<bool>());
 }
 
+TEST(CensusListing, NamesAndOriginsOrNoKernels) {
+  nlohmann::json c = summarize_census(nlohmann::json::array({{{"name", "_Z3addPfS_"}, {"stream", 1}}}), kLibrary);
+  EXPECT_EQ(census_listing(c), "add(float*, float*) (library)");
+  EXPECT_EQ(census_listing(summarize_census(nlohmann::json::array(), kLibrary)), "no kernels");
+}
+
 }  // namespace
 }  // namespace cudal1

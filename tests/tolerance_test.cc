@@ -99,6 +99,40 @@ TEST(JudgePrecise, LowerPrecisionFailsWhenPyTorchIsAccurate) {
   EXPECT_FALSE(judge_precise(figures(100, 0, 2e-3), tolerance_for("f32"), std::nullopt).pass);
 }
 
+nlohmann::json lower(double tf32_within, double bf16_within, double enlarging) {
+  return {{"lower_precision", {{"tf32", tf32_within}, {"bf16", bf16_within}}}, {"enlarging", enlarging}};
+}
+
+TEST(PrecisionDowngrade, RoundingLikeErrorIsNamedWithTheLooserPolicy) {
+  std::string why = precision_downgrade_evidence(figures(100, 0, 3e-3), lower(0.2, 1.0, 0.5), "f32", "fp32", "the reference");
+  EXPECT_NE(why.find("out0 is off the reference"), std::string::npos) << why;
+  EXPECT_NE(why.find("inside bf16's"), std::string::npos) << why;
+  // Small enough for TF32's bound and nearly all within its elementwise tolerance.
+  EXPECT_NE(precision_downgrade_evidence(figures(100, 0, 1e-3), lower(0.9995, 1.0, 0.48), "f32", "fp32", "x").find("tf32"),
+            std::string::npos);
+}
+
+TEST(PrecisionDowngrade, WrongResultsAreNotNamed) {
+  // Errs one way (a skipped term), though small and within tolerance elementwise.
+  EXPECT_EQ(precision_downgrade_evidence(figures(100, 0, 3e-3), lower(1.0, 1.0, 0.99), "f32", "fp32", "x"), "");
+  // A few elements far off.
+  EXPECT_EQ(precision_downgrade_evidence(figures(100, 0, 3e-3), lower(0.99, 0.99, 0.5), "f32", "fp32", "x"), "");
+  // Off by more than any looser bound; unwritten; not fp32; no figures; bf16 has nothing looser.
+  EXPECT_EQ(precision_downgrade_evidence(figures(100, 0, 0.5), lower(1.0, 1.0, 0.5), "f32", "fp32", "x"), "");
+  EXPECT_EQ(precision_downgrade_evidence(figures(100, 3, 3e-3), lower(1.0, 1.0, 0.5), "f32", "fp32", "x"), "");
+  EXPECT_EQ(precision_downgrade_evidence(figures(100, 0, 3e-3), lower(1.0, 1.0, 0.5), "f16", "fp32", "x"), "");
+  EXPECT_EQ(precision_downgrade_evidence(figures(100, 0, 3e-3), nlohmann::json::object(), "f32", "fp32", "x"), "");
+  EXPECT_EQ(precision_downgrade_evidence(figures(100, 0, 3e-3), lower(1.0, 1.0, 0.5), "f32", "bf16", "x"), "");
+}
+
+TEST(PrecisionDowngrade, LooserTolerancesFollowThePolicy) {
+  nlohmann::json t = looser_tolerances_json("fp32");
+  EXPECT_EQ(t.size(), 2u);
+  EXPECT_DOUBLE_EQ(t["bf16"][2].get<double>(), tolerance_for("bf16").rel_norm);
+  EXPECT_EQ(looser_tolerances_json("tf32").size(), 1u);
+  EXPECT_TRUE(looser_tolerances_json("bf16").empty());
+}
+
 TEST(ParseOutputError, NullMeansInfinite) {
   auto j = nlohmann::json::parse(R"({"numel": 4, "bad": 1, "unwritten": 0, "max_abs": null, "max_rel": 2.0, "rel_norm": null, "scale": 0.5})");
   output_error e = parse_output_error(j, "out0", "f32");

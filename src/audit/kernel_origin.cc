@@ -57,4 +57,14 @@ nlohmann::json summarize_census(const nlohmann::json& launches, std::string_view
           {"streams", streams.size()}};
 }
 
+std::string census_listing(const nlohmann::json& census) {
+  std::string listing;
+  for (const auto& k : census.value("kernels", nlohmann::json::array())) {
+    if (listing.size() > 300) break;
+    listing += std::string(listing.empty() ? "" : ", ") + k["name"].get<std::string>().substr(0, 80) + " (" +
+               k["origin"].get<std::string>() + ")";
+  }
+  return listing.empty() ? "no kernels" : listing;
+}
+
 }  // namespace cudal1

@@ -24,4 +24,8 @@ std::string demangle(const std::string& name);
 /// "libraries": [origins other than the candidate], "streams": distinct streams}.
 nlohmann::json summarize_census(const nlohmann::json& launches, std::string_view candidate_library);
 
+/// The census's kernels in a line: "name (origin), ..." (names cut at 80
+/// characters, the list at about 300), or "no kernels".
+std::string census_listing(const nlohmann::json& census);
+
 }  // namespace cudal1

@@ -37,6 +37,15 @@ nlohmann::json tolerance_table_json(const std::string& policy) {
   return j;
 }
 
+nlohmann::json looser_tolerances_json(const std::string& policy) {
+  nlohmann::json t = nlohmann::json::object();
+  for (std::string p = looser_policy(policy); !p.empty(); p = looser_policy(p)) {
+    tolerance tol = tolerance_for("f32", p);
+    t[p] = {tol.rtol, tol.atol_rel, tol.rel_norm};
+  }
+  return t;
+}
+
 output_error parse_output_error(const nlohmann::json& j, const std::string& name, const std::string& dtype) {
   auto opt = [&](const char* key) -> std::optional<double> {
     if (!j.contains(key) || j[key].is_null()) return std::nullopt;
@@ -84,6 +93,25 @@ output_verdict judge_precise(const output_error& e, const tolerance& tol, std::o
   std::snprintf(buf, sizeof buf, "; PyTorch's own error is %.3g", *reference_rel_norm);
   v.reason += buf;
   return v;
+}
+
+std::string precision_downgrade_evidence(const output_error& e, const nlohmann::json& figures, const std::string& dtype,
+                                         const std::string& policy, const std::string& against) {
+  if (dtype != "f32" || e.unwritten > 0 || !e.rel_norm || !figures.contains("lower_precision")) return "";
+  double enlarging = figures.value("enlarging", 1.0);
+  if (enlarging < 0.35 || enlarging > 0.65) return "";
+  for (std::string p = looser_policy(policy); !p.empty(); p = looser_policy(p)) {
+    double within = figures["lower_precision"].value(p, 0.0);
+    if (*e.rel_norm > tolerance_for(dtype, p).rel_norm || within < 0.999) continue;
+    char buf[300];
+    std::snprintf(buf, sizeof buf,
+                  " is off %s by a relative norm of %.3g: outside the %s tolerance, inside %s's, with %.2f%% of its "
+                  "elements within twice %s's elementwise tolerance and its errors pointing both ways (%.0f%% away "
+                  "from zero), as rounding leaves them",
+                  against.c_str(), *e.rel_norm, policy.c_str(), p.c_str(), 100 * within, p.c_str(), 100 * enlarging);
+    return e.name + buf;
+  }
+  return "";
 }
 
 }  // namespace cudal1

@@ -38,6 +38,11 @@ std::string looser_policy(const std::string& policy);
 /// {"f32": [rtol, atol_rel, rel_norm], ...}: what the reference worker needs.
 nlohmann::json tolerance_table_json(const std::string& policy = "fp32");
 
+/// The f32 tolerance of each policy looser than `policy`:
+/// {"bf16": [rtol, atol_rel, rel_norm], ...}, for the reference worker's
+/// lower-precision figures of a failing output.
+nlohmann::json looser_tolerances_json(const std::string& policy);
+
 /// Error figures of one output in one call, as the reference worker reports them.
 struct output_error {
   std::string name;
@@ -57,6 +62,19 @@ struct output_verdict {
   std::string reason;
 };
 output_verdict judge_output(const output_error& e, const tolerance& tol);
+
+/// Why a failing fp32 output looks like lower-precision arithmetic, or ""
+/// when it does not. It does when its relative-norm error is within a looser
+/// policy's bound, nearly all its elements (99.9%) are within twice that
+/// policy's elementwise tolerance (figures["lower_precision"][policy], from
+/// the reference worker), and its errors point both ways (35-65% of them
+/// away from zero, figures["enlarging"]), as rounding to nearest leaves
+/// them. A wrong result leaves elements far off or errs one way (a sum that
+/// skips a term); a downgrade that rounds toward zero (TF32 truncation) errs
+/// one way too and stays unnamed: the label is withheld when in doubt.
+/// `against` names what the output was compared with.
+std::string precision_downgrade_evidence(const output_error& e, const nlohmann::json& figures, const std::string& dtype,
+                                         const std::string& policy, const std::string& against);
 
 /// An output against the float64 reference: it passes within `tol`, or when
 /// its relative norm error is at most twice PyTorch's own (reference_rel_norm,

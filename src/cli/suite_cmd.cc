@@ -87,6 +87,10 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+json summary_json(const sample_summary& s) {
+  return {{"median_ms", s.median_ms}, {"rel_iqr", s.rel_iqr}, {"samples", s.samples}};
+}
+
 // One task's row, measured; "error" holds a setup failure.
 json measure_task(const task_entry& t, const judge_options& opt, progress_sink& progress) {
   json row = {{"task", t.suite + "/" + t.stem}, {"path", t.path}};
@@ -95,7 +99,7 @@ json measure_task(const task_entry& t, const judge_options& opt, progress_sink& 
     if (!r) return row.update({{"error", r.message()}}), row;
     row["backend"] = r->backend;
     row["profile"] = r->profile.empty() ? json() : json(r->profile);
-    row["reference"] = {{"median_ms", r->summary.median_ms}, {"rel_iqr", r->summary.rel_iqr}, {"samples", r->summary.samples}};
+    row["reference"] = summary_json(r->summary);
     row["reference_speed_of_light"] = r->speed_of_light;
     return row;
   }
@@ -106,10 +110,7 @@ json measure_task(const task_entry& t, const judge_options& opt, progress_sink& 
   row["solution"] = t.solution;
   row["judgment"] = judgment_to_json(*j);
   row["verdict"] = to_string(j->outcome);
-  if (j->reference.summary)
-    row["reference"] = {{"median_ms", j->reference.summary->median_ms},
-                        {"rel_iqr", j->reference.summary->rel_iqr},
-                        {"samples", j->reference.summary->samples}};
+  if (j->reference.summary) row["reference"] = summary_json(*j->reference.summary);
   if (j->speedup) row["speedup"] = *j->speedup;
   if (j->speed_of_light.is_object() && j->speed_of_light.contains("fraction"))
     row["sol_fraction"] = j->speed_of_light["fraction"];

@@ -45,6 +45,10 @@ const char* to_string(verdict v) {
   return "unknown";
 }
 
+std::string cache_dir_of(const judge_options& options) {
+  return options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
+}
+
 result<std::string> resolve_backend(const std::string& candidate_path, const std::string& requested) {
   std::string ext = std::filesystem::path(candidate_path).extension().string();
   std::string natural;
@@ -231,7 +235,7 @@ class judgment_run {
                    {"precision", opt_.precision},
                    {"precise", !task_only_ && opt_.defenses},
                    {"tolerances", tolerance_table_json(opt_.precision)},
-                   {"looser_tolerances", looser_tolerances_json()},
+                   {"looser_tolerances", looser_tolerances_json(opt_.precision)},
                    {"exchange_path", scratch_ + "/exchange.bin"},
                    {"calibration_path", cache_dir() + "/calibration-" + j_.backend + ".json"},
                    {"flush_bytes", j_.backend == "cuda" ? kCudaFlushBytes : kCpuFlushBytes}};
@@ -550,44 +554,12 @@ class judgment_run {
     return true;
   }
 
-  // An fp32 output that fails its policy's tolerance, but whose relative-norm
-  // error is within a looser policy's bound, whose elements are nearly all
-  // (99.9%) within twice that policy's elementwise tolerance, and whose
-  // errors point both ways (35-65% of them away from zero, as rounding to
-  // nearest leaves them), carries the error of lower-precision arithmetic; a
-  // wrong result leaves elements far off or errs one way (a sum that skips a
-  // term). A downgrade that rounds toward zero (TF32 truncation) errs one way
-  // too and stays unnamed: the label is withheld when in doubt.
-  // Named, so the verdict says what the candidate did (the verdict is
-  // incorrect either way).
+  // A failing output that carries the error of lower-precision arithmetic
+  // is named (the verdict is incorrect either way).
   void label_precision_downgrade(const output_error& e, const json& figures, const std::string& dtype,
                                  const std::string& against) {
-    if (dtype != "f32" || e.unwritten > 0 || !e.rel_norm || !figures.contains("lower_precision")) return;
-    double enlarging = figures.value("enlarging", 1.0);
-    if (enlarging < 0.35 || enlarging > 0.65) return;
-    for (std::string p = looser_policy(opt_.precision); !p.empty(); p = looser_policy(p)) {
-      double within = figures["lower_precision"].value(p, 0.0);
-      if (*e.rel_norm > tolerance_for(dtype, p).rel_norm || within < 0.999) continue;
-      char buf[300];
-      std::snprintf(buf, sizeof buf,
-                    " is off %s by a relative norm of %.3g: outside the %s tolerance, inside %s's, with %.2f%% of its "
-                    "elements within twice %s's elementwise tolerance and its errors pointing both ways (%.0f%% away "
-                    "from zero), as rounding leaves them",
-                    against.c_str(), *e.rel_norm, opt_.precision.c_str(), p.c_str(), 100 * within, p.c_str(),
-                    100 * enlarging);
-      add_hack("precision_downgrade", e.name + buf + " (call " + std::to_string(j_.calls) + ")");
-      return;
-    }
-  }
-
-  // The f32 tolerance of each policy looser than ours: {"bf16": [rtol, atol_rel, rel_norm]}.
-  json looser_tolerances_json() const {
-    json t = json::object();
-    for (std::string p = looser_policy(opt_.precision); !p.empty(); p = looser_policy(p)) {
-      tolerance tol = tolerance_for("f32", p);
-      t[p] = {tol.rtol, tol.atol_rel, tol.rel_norm};
-    }
-    return t;
+    std::string evidence = precision_downgrade_evidence(e, figures, dtype, opt_.precision, against);
+    if (!evidence.empty()) add_hack("precision_downgrade", evidence + " (call " + std::to_string(j_.calls) + ")");
   }
 
   void merge_error(const output_error& e) {
@@ -666,13 +638,7 @@ class judgment_run {
     auto lib = read_file(library_);
     j_.kernels = summarize_census(census_launches_, lib ? std::string_view(*lib) : std::string_view());
     bool custom = j_.kernels["custom_kernel"].get<bool>();
-    std::string listing;
-    for (const auto& k : j_.kernels["kernels"]) {
-      if (listing.size() > 300) break;
-      listing += std::string(listing.empty() ? "" : ", ") + k["name"].get<std::string>().substr(0, 80) + " (" +
-                 k["origin"].get<std::string>() + ")";
-    }
-    if (listing.empty()) listing = "no kernels";
+    std::string listing = census_listing(j_.kernels);
     if (opt_.require_custom_kernel) {
       add_check("custom_kernel", custom, custom ? "launched a kernel of its own: " + listing : "only " + listing);
       if (!custom) reject("no_custom_kernel", "the trials launched " + listing + ", none of them the candidate's own");
@@ -730,7 +696,7 @@ class judgment_run {
     return true;
   }
 
-  std::string cache_dir() const { return opt_.cache_dir.empty() ? default_cache_dir() : opt_.cache_dir; }
+  std::string cache_dir() const { return cache_dir_of(opt_); }
 
   // ---- helpers ----------------------------------------------------------------
   void end_phase(const char* name) {
@@ -810,7 +776,7 @@ result<judgment> judge_candidate(const std::string& task_path, const std::string
   auto first = run.run();
   if (!first || first->outcome != verdict::correct || !first->speedup) return first;
   // CUDA-L1's triggers: above 3x, or above twice the best seen for the task.
-  best_speedups store((options.cache_dir.empty() ? default_cache_dir() : options.cache_dir) + "/best-speedups.json");
+  best_speedups store(cache_dir_of(options) + "/best-speedups.json");
   std::string key = best_speedups::key(*first, options.precision);
   std::optional<double> best = store.best(key);
   std::string why;

@@ -97,6 +97,9 @@ struct reference_timing {
 result<reference_timing> time_reference(const std::string& task_path, const judge_options& options,
                                         progress_sink& progress);
 
+/// The cache folder the options name: options.cache_dir, else default_cache_dir().
+std::string cache_dir_of(const judge_options& options);
+
 /// The backend a candidate file runs on: "cuda" for .cu, "cpu" for .cpp/.cc;
 /// checks an explicit choice against the extension.
 result<std::string> resolve_backend(const std::string& candidate_path, const std::string& requested);
