@@ -115,7 +115,7 @@ class judgment_run {
     };
     double ms = 0;
     auto warm_start = std::chrono::steady_clock::now();
-    for (int w = 0; w < 50 && (w < opt_.warmup_calls || seconds_since(warm_start) < opt_.warmup_s); ++w)
+    for (int w = 0; warming_up(w, warm_start); ++w)
       if (auto s = call(&ms); !s) return s.err();
     reference_timing t;
     auto measure_start = std::chrono::steady_clock::now();
@@ -600,7 +600,7 @@ class judgment_run {
     if (j_.outcome == verdict::rejected) return false;
     progress_.phase("timing");
     auto warm_start = std::chrono::steady_clock::now();
-    for (int w = 0; w < 50 && (w < opt_.warmup_calls || seconds_since(warm_start) < opt_.warmup_s); ++w) {
+    for (int w = 0; warming_up(w, warm_start); ++w) {
       auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
       if (!ok || !*ok) return ok;
     }
@@ -699,6 +699,11 @@ class judgment_run {
   std::string cache_dir() const { return cache_dir_of(opt_); }
 
   // ---- helpers ----------------------------------------------------------------
+  // Warm-up goes on for at least warmup_calls calls and warmup_s seconds, at most 50 calls.
+  bool warming_up(int calls_so_far, steady_time since) const {
+    return calls_so_far < 50 && (calls_so_far < opt_.warmup_calls || seconds_since(since) < opt_.warmup_s);
+  }
+
   void end_phase(const char* name) {
     j_.phases_s.emplace_back(name, seconds_since(phase_start_));
     phase_start_ = std::chrono::steady_clock::now();
