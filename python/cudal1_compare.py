@@ -5,11 +5,132 @@ reference output; passes() applies the judge's rule to them (the judge, in
 src/check/tolerance.cc, decides; the worker needs the rule for its replay
 test); Fingerprints recognizes an output replayed from an earlier call.
 """
+import ctypes
 import math
+import os
+import struct
 
 import torch
 
 CHUNK = 1 << 26  # elements per comparison chunk: bounds the temporaries (a few x 256 MB)
+
+
+class DeviceCheck:
+    """compare()'s fast path and bitwise_equal() as fused CUDA kernels
+    (src/check/compare_kernels.cu, built into share/cudal1/kernels/
+    compare.fatbin), loaded with the driver API into torch's context and
+    launched on torch's current stream. Each reads its operands once, where
+    the same figures as PyTorch operations take a dozen passes over the
+    output: every timed call's output is checked, so this is most of what
+    checking costs."""
+
+    KERNEL_DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+    THREADS = 256
+
+    def __init__(self, path):
+        self.cuda = ctypes.CDLL("libcuda.so.1")
+        self.cuda.cuLaunchKernel.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [
+            ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+        torch.cuda.synchronize()  # makes torch's context current on this thread
+        with open(path, "rb") as f:
+            image = f.read()
+        self._image = ctypes.create_string_buffer(image, len(image))
+        self.module = ctypes.c_void_p()
+        self._check(self.cuda.cuModuleLoadData(ctypes.byref(self.module), self._image), "cuModuleLoadData")
+        self.functions = {}
+        for name in [f"cudal1_{op}_{k}" for op in ("sum_sq", "compare") for k in self.KERNEL_DTYPES.values()] + [
+                "cudal1_bytes_differ"]:
+            fn = ctypes.c_void_p()
+            self._check(self.cuda.cuModuleGetFunction(ctypes.byref(fn), self.module, name.encode()), name)
+            self.functions[name] = fn
+        device = torch.cuda.current_device()
+        self.device = torch.device("cuda", device)
+        self.max_blocks = 8 * torch.cuda.get_device_properties(device).multi_processor_count
+        # [0] sum of squares (float64); [1] error sum of squares (float64);
+        # [2] elements passing; [3] largest error, largest relative error
+        # (two float32); [4] bytes differ
+        self.scratch = torch.zeros(5, dtype=torch.int64, device=self.device)
+
+    @staticmethod
+    def _check(rc, what):
+        if rc != 0:
+            raise RuntimeError(f"{what} failed (CUresult {rc})")
+
+    def _launch(self, name, n, *args):
+        holders = []
+        for a in args:
+            if isinstance(a, torch.Tensor):
+                holders.append(ctypes.c_uint64(a.data_ptr()))
+            elif isinstance(a, float):
+                holders.append(ctypes.c_float(a))
+            else:
+                holders.append(ctypes.c_int64(a))
+        params = (ctypes.c_void_p * len(holders))(*[ctypes.addressof(h) for h in holders])
+        blocks = max(1, min(self.max_blocks, -(-n // (self.THREADS * 8))))
+        stream = ctypes.c_void_p(torch.cuda.current_stream(self.device).cuda_stream)
+        self._check(self.cuda.cuLaunchKernel(self.functions[name], blocks, 1, 1, self.THREADS, 1, 1, 0, stream,
+                                             params, None), name)
+
+    def usable(self, *tensors, dtypes=KERNEL_DTYPES):
+        """Whether the kernels take these flat tensors (one dtype they know,
+        this device, dense)."""
+        return all(t.device == self.device and t.dtype == tensors[0].dtype and t.is_contiguous() for t in tensors) \
+            and tensors[0].dtype in dtypes
+
+    def sum_sq(self, r_flat):
+        s = self.scratch[0:1]
+        s.zero_()
+        self._launch(f"cudal1_sum_sq_{self.KERNEL_DTYPES[r_flat.dtype]}", r_flat.numel(), r_flat, r_flat.numel(), s)
+        return s.view(torch.float64).item()
+
+    def errors(self, c_flat, r_flat, rtol, atol):
+        """(elements passing, float64 sum of squared errors, largest error,
+        largest relative error), as compare()'s PyTorch loop computes them."""
+        s = self.scratch[1:4]
+        s.zero_()
+        n = r_flat.numel()
+        self._launch(f"cudal1_compare_{self.KERNEL_DTYPES[r_flat.dtype]}", n, c_flat, r_flat, n, float(rtol),
+                     float(atol), s)
+        err_sq_bits, passed, maxima = s.tolist()
+        max_abs, max_rel = struct.unpack("<2f", struct.pack("<q", maxima))
+        return passed, struct.unpack("<d", struct.pack("<q", err_sq_bits))[0], max_abs, max_rel
+
+    def bytes_differ(self, a, b):
+        s = self.scratch[4:5]
+        s.zero_()
+        nbytes = a.numel() * a.element_size()
+        self._launch("cudal1_bytes_differ", nbytes // 16 + 1, a, b, nbytes, s)
+        return s.item() != 0
+
+
+_device_check = None
+_device_check_note = None
+
+
+def device_check(*tensors):
+    """The DeviceCheck where these tensors are on the GPU and the kernels
+    load, else None (CPU tensors, no fatbin, CUDAL1_DEVICE_CHECK=0)."""
+    global _device_check, _device_check_note
+    if not all(t.is_cuda for t in tensors):
+        return None
+    if _device_check is None and _device_check_note is None:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "kernels", "compare.fatbin")
+        if os.environ.get("CUDAL1_DEVICE_CHECK", "1") == "0":
+            _device_check_note = "PyTorch operations (CUDAL1_DEVICE_CHECK=0)"
+        elif not os.path.exists(path):
+            _device_check_note = f"PyTorch operations (no {os.path.normpath(path)})"
+        else:
+            try:
+                _device_check = DeviceCheck(path)
+                _device_check_note = "fused CUDA kernels"
+            except Exception as e:  # an older driver, another context: the PyTorch path still serves
+                _device_check_note = f"PyTorch operations ({type(e).__name__}: {e})"
+    return _device_check
+
+
+def output_check_note():
+    """How outputs on the GPU are checked in this process (after a check)."""
+    return _device_check_note or "not yet used"
 
 
 def finite_or_none(x):
@@ -107,7 +228,13 @@ def enlarging_fraction(cand, ref):
 def bitwise_equal(a, b):
     if a.numel() == 0:
         return True
-    return torch.equal(a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8))
+    a_bytes, b_bytes = a.reshape(-1).view(torch.uint8), b.reshape(-1).view(torch.uint8)
+    if a_bytes.numel() != b_bytes.numel():
+        return False
+    dev = device_check(a_bytes, b_bytes)
+    if dev is not None and dev.usable(a_bytes, b_bytes, dtypes=(torch.uint8,)):
+        return not dev.bytes_differ(a_bytes, b_bytes)
+    return torch.equal(a_bytes, b_bytes)
 
 
 def compare(cand, ref, rtol, atol_rel):
@@ -122,33 +249,52 @@ def compare(cand, ref, rtol, atol_rel):
     n = r_flat.numel()
     if n == 0 or not (ref.is_floating_point() and cand.is_floating_point()):
         return compare_precise(cand, ref, rtol, atol_rel)
-    work = torch.float64 if ref.dtype == torch.float64 else torch.float32
-    f64 = torch.float64
-    sum_sq = r_flat.new_zeros((), dtype=f64)
-    for i in range(0, n, CHUNK):
-        r = r_flat[i:i + CHUNK].to(work)
-        sum_sq += torch.sum(r * r, dtype=f64)
-    ref_sq = sum_sq.item()
+    dev = device_check(c_flat, r_flat)
+    if dev is not None and not dev.usable(c_flat, r_flat):
+        dev = None
+    ref_sq = dev.sum_sq(r_flat) if dev is not None else torch_sum_sq(r_flat)
     if not math.isfinite(ref_sq):
         return compare_precise(cand, ref, rtol, atol_rel)
     scale = math.sqrt(ref_sq / n)
     atol = atol_rel * scale if scale > 0 else atol_rel
-    passed, err_sq = r_flat.new_zeros((), dtype=torch.int64), r_flat.new_zeros((), dtype=f64)
+    passed, err_sq, max_abs, max_rel = (dev.errors if dev is not None else torch_errors)(c_flat, r_flat, rtol, atol)
+    if passed != n or not math.isfinite(err_sq):
+        return compare_precise(cand, ref, rtol, atol_rel)
+    err_norm, ref_norm = math.sqrt(err_sq), math.sqrt(ref_sq)
+    rel_norm = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
+    return {"numel": n, "bad": 0, "unwritten": 0, "max_abs": finite_or_none(max_abs),
+            "max_rel": finite_or_none(max_rel), "rel_norm": finite_or_none(rel_norm), "scale": scale}
+
+
+def work_dtype(t):
+    return torch.float64 if t.dtype == torch.float64 else torch.float32
+
+
+def torch_sum_sq(r_flat):
+    """compare()'s sum of squared reference values, as PyTorch operations."""
+    work, sum_sq = work_dtype(r_flat), r_flat.new_zeros((), dtype=torch.float64)
+    for i in range(0, r_flat.numel(), CHUNK):
+        r = r_flat[i:i + CHUNK].to(work)
+        sum_sq += torch.sum(r * r, dtype=torch.float64)
+    return sum_sq.item()
+
+
+def torch_errors(c_flat, r_flat, rtol, atol):
+    """compare()'s error figures as PyTorch operations (DeviceCheck.errors
+    fuses them): elements passing, sum of squared errors, largest error,
+    largest error relative to |r| + atol."""
+    work = work_dtype(r_flat)
+    passed, err_sq = r_flat.new_zeros((), dtype=torch.int64), r_flat.new_zeros((), dtype=torch.float64)
     max_abs, max_rel = r_flat.new_zeros((), dtype=work), r_flat.new_zeros((), dtype=work)
-    for i in range(0, n, CHUNK):
+    for i in range(0, r_flat.numel(), CHUNK):
         c, r = c_flat[i:i + CHUNK].to(work), r_flat[i:i + CHUNK].to(work)  # may alias: never modify r
         d = (c - r).abs_()
         r_abs = r.abs()
         passed += (d <= r_abs * rtol + atol).sum()  # NaN fails
-        err_sq += torch.sum(d * d, dtype=f64)
+        err_sq += torch.sum(d * d, dtype=torch.float64)
         max_abs = torch.maximum(max_abs, d.max())
         max_rel = torch.maximum(max_rel, d.div_(r_abs.add_(atol)).max())
-    if passed.item() != n or not math.isfinite(err_sq.item()):
-        return compare_precise(cand, ref, rtol, atol_rel)
-    err_norm, ref_norm = math.sqrt(err_sq.item()), math.sqrt(ref_sq)
-    rel_norm = err_norm / ref_norm if ref_norm > 0 else (0.0 if err_norm == 0 else math.inf)
-    return {"numel": n, "bad": 0, "unwritten": 0, "max_abs": finite_or_none(max_abs.item()),
-            "max_rel": finite_or_none(max_rel.item()), "rel_norm": finite_or_none(rel_norm), "scale": scale}
+    return passed.item(), err_sq.item(), max_abs.item(), max_rel.item()
 
 
 def compare_precise(cand, ref, rtol, atol_rel):

@@ -174,6 +174,7 @@ class Reference:
             self.view(s).copy_(t)
         self.flush_buffer = torch.empty(int(msg["flush_bytes"]), dtype=torch.uint8, device=self.device)
         self.flush_count = 0
+        device_check(self.flush_buffer)  # loads the check kernels on the GPU
         step("exchange")
         sol = {"bytes": sum(s["nbytes"] for s in self.arg_specs + self.out_specs + self.param_specs),
                "flops": self.task_flops(msg, profile, args)}
@@ -186,6 +187,7 @@ class Reference:
             "exchange": exchange_desc, "profile": profile, "torch": torch.__version__,
             "python": sys.version.split()[0], "device_name": self.device_name(), "speed_of_light": sol,
             "precise_reference": self.precise_note, "init_s": init_s,
+            "output_check": output_check_note() if self.device.type == "cuda" else "PyTorch operations",
         }
 
     def make_precise(self, args, outs):
@@ -586,10 +588,12 @@ def serve_requests(commands, replies):
 
 def import_torch():
     """Imports torch, then the comparison module that needs it."""
-    global torch, Fingerprints, bitwise_equal, compare, enlarging_fraction, passes, within_fraction
+    global torch, Fingerprints, bitwise_equal, compare, device_check, enlarging_fraction, output_check_note, passes
+    global within_fraction
     import torch as _torch
     torch = _torch
-    from cudal1_compare import Fingerprints, bitwise_equal, compare, enlarging_fraction, passes, within_fraction  # noqa: F811
+    from cudal1_compare import (Fingerprints, bitwise_equal, compare, device_check, enlarging_fraction,  # noqa: F811
+                                output_check_note, passes, within_fraction)
     # The FLOP counter's own imports take seconds: pay them once, in the
     # reference server, not in every forked reference worker.
     try:

@@ -310,6 +310,7 @@ class judgment_run {
     sol_ = init.body.value("speed_of_light", json::object());
     j_.precision = {{"policy", opt_.precision}, {"reference", init.body.value("precise_reference", "off")}};
     if (init.body.contains("init_s")) j_.reference_init_s = init.body["init_s"];
+    j_.output_check = init.body.value("output_check", "");
     if (layout_.outputs.empty()) return make_error("Model.forward returned no tensors");
     return ok_status();
   }

@@ -81,6 +81,9 @@ struct judgment {
   /// The reference worker's own init steps (seconds): import_task,
   /// build_model, first_forward, float64_model, exchange, flops, calibration.
   nlohmann::json reference_init_s = nullptr;
+  /// How the reference worker checks outputs: "fused CUDA kernels", or
+  /// "PyTorch operations" with the reason.
+  std::string output_check;
   /// The judge's wall clock around each kind of worker request of the call
   /// loop (prepare, reference_run, stage, run, collect, check), per call.
   std::map<std::string, std::vector<double>> requests_ms;
