@@ -10,6 +10,7 @@ the figures (no raw samples) to OUT.jsonl, the record kept in the repository
 given back as a RESULTS file, and CI checks that suites/README.md is what it
 renders.
 """
+import argparse
 import ast
 import json
 import math
@@ -83,20 +84,35 @@ def compact(row):
     return out
 
 
+def parse_args(argv):
+    parser = argparse.ArgumentParser(
+        description="Writes suites/README.md (to stdout) from `cudal1 suite --json` results; later RESULTS files "
+                    "override earlier ones task by task.")
+    parser.add_argument("results", nargs="+", metavar="RESULTS.jsonl",
+                        help="`cudal1 suite --json` output, or a file written by --compact")
+    parser.add_argument("--compact", metavar="OUT.jsonl",
+                        help="also write the merged figures, without raw samples, to OUT.jsonl "
+                             "(the record kept as suites/h200-results.jsonl)")
+    parser.add_argument("--label", metavar="TEXT", help="where the figures come from (README text, first line of OUT)")
+    return parser.parse_args(argv)
+
+
 def main(argv):
-    compact_path, label = None, None
-    while len(argv) >= 2 and argv[0] in ("--compact", "--label"):
-        if argv[0] == "--compact":
-            compact_path = argv[1]
-        else:
-            label = argv[1]
-        argv = argv[2:]
+    args = parse_args(argv)
+    compact_path, label = args.compact, args.label
     results, runs = {}, []
-    for name in argv:
+    for name in args.results:
         runs.append(Path(name).name)
-        for line in Path(name).read_text().splitlines():
+        try:
+            text = Path(name).read_text()
+        except OSError as e:
+            sys.exit(f"suite_readme: cannot read {name}: {e.strerror}")
+        for number, line in enumerate(text.splitlines(), 1):
             if line.strip():
-                row = json.loads(line)
+                try:
+                    row = json.loads(line)
+                except ValueError as e:
+                    sys.exit(f"suite_readme: {name}:{number}: not JSON ({e})")
                 if "task" not in row:  # the compact file's first line: where its figures come from
                     label = label or row.get("label")
                     continue
