@@ -11,6 +11,7 @@
 // the swish example with the CUDA candidate where a GPU is, else the CPU one.
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -31,6 +32,42 @@ figures describe(std::vector<double> v) {
   size_t n = v.size();
   double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   return {median, v.front(), v.back()};
+}
+
+// Judgments alternating with the defenses on and off, so that drift hits
+// both alike. Off: one input set, no timed-output checks, no kernel census,
+// no float64 trials, no sandbox; the L2 flush and the timing stay.
+struct defense_series {
+  std::vector<double> wall_s[2], pairs[2], pair_ms[2];  // [0]: defenses on, [1]: off
+};
+
+std::optional<defense_series> with_and_without_defenses(const std::string& task, const std::string& candidate,
+                                                        cudal1::judge_options opt, int runs, const char* label) {
+  using namespace cudal1;
+  no_progress quiet;
+  defense_series out;
+  for (int i = 0; i < runs; ++i) {
+    for (int off = 0; off < 2; ++off) {
+      opt.defenses = !off;
+      auto t0 = std::chrono::steady_clock::now();
+      auto j = judge_candidate(task, candidate, opt, quiet);
+      double wall_s = seconds_since(t0);
+      if (!j || j->outcome != verdict::correct) {
+        std::fprintf(stderr, "judge_bench: judgment (%s, defenses %s) failed\n", label, off ? "off" : "on");
+        return std::nullopt;
+      }
+      double timing_s = 0;
+      for (const auto& [name, s] : j->phases_s)
+        if (name == "timing") timing_s = s;
+      int pairs = j->candidate.summary->samples;
+      out.wall_s[off].push_back(wall_s);
+      out.pairs[off].push_back(pairs);
+      out.pair_ms[off].push_back(1e3 * timing_s / pairs);
+      std::printf("  %s, defenses %-3s %d: %.2f s, %d pairs (%s), %.2f ms per timed pair, speedup %.3f\n", label,
+                  off ? "off" : "on", i + 1, wall_s, pairs, j->stop_reason.c_str(), 1e3 * timing_s / pairs, *j->speedup);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -131,53 +168,24 @@ int main(int argc, char** argv) {
     no_server_s.push_back(seconds_since(t0));
     std::printf("  warm, no reference server %d: %.2f s, speedup %.3f\n", i + 1, no_server_s.back(), *j->speedup);
   }
-  // What the defenses cost: judgments of a fixed 100 timed pairs, with the
-  // defenses and without (one input set, no timed-output checks, no census,
-  // no float64 trials, no sandbox), alternating so drift hits both alike.
-  std::vector<double> defended_s, undefended_s;
-  std::vector<double> defended_call_ms, undefended_call_ms;
+  // What the defenses cost: judgments of a fixed 100 timed pairs (the cost
+  // per timed pair), then judgments under the judge's own stopping rule (at
+  // least 1 s of timing, both medians' 95% CI within +-0.5%, at most 2 s):
+  // what a judgment costs a user.
   judge_options fixed = opt;
   fixed.reference_server = true;
   fixed.stopping.min_samples = fixed.stopping.max_samples = 100;
   fixed.stopping.min_time_s = 0;
   fixed.stopping.max_time_s = 60;
   fixed.stopping.target_ci_rel = 0;
-  for (int i = 0; i < defense_runs; ++i) {
-    for (bool defenses : {true, false}) {
-      fixed.defenses = defenses;
-      auto t0 = std::chrono::steady_clock::now();
-      auto j = judge_candidate(task, candidate, fixed, quiet);
-      double wall_s = seconds_since(t0);
-      if (!j || j->outcome != verdict::correct)
-        return std::fprintf(stderr, "judge_bench: judgment (defenses %s) failed\n", defenses ? "on" : "off"), 1;
-      double timing_s = 0;
-      for (const auto& [name, s] : j->phases_s)
-        if (name == "timing") timing_s = s;
-      (defenses ? defended_s : undefended_s).push_back(wall_s);
-      (defenses ? defended_call_ms : undefended_call_ms).push_back(1e3 * timing_s / j->candidate.summary->samples);
-      std::printf("  defenses %-3s %d: %.2f s, %.2f ms per timed pair, speedup %.3f\n", defenses ? "on" : "off", i + 1,
-                  wall_s, 1e3 * timing_s / j->candidate.summary->samples, *j->speedup);
-    }
-  }
-  // The same with the judge's own stopping rule (at least 1 s of timing,
-  // both medians' 95% CI within +-0.5%, at most 2 s): what a judgment costs
-  // a user, the defenses on and off, alternating.
-  std::vector<double> adaptive_on_s, adaptive_off_s, adaptive_on_pairs, adaptive_off_pairs;
   judge_options adaptive = opt;
   adaptive.reference_server = true;
-  for (int i = 0; i < defense_runs; ++i) {
-    for (bool defenses : {true, false}) {
-      adaptive.defenses = defenses;
-      auto t0 = std::chrono::steady_clock::now();
-      auto j = judge_candidate(task, candidate, adaptive, quiet);
-      double wall_s = seconds_since(t0);
-      if (!j || j->outcome != verdict::correct)
-        return std::fprintf(stderr, "judge_bench: judgment (defenses %s) failed\n", defenses ? "on" : "off"), 1;
-      (defenses ? adaptive_on_s : adaptive_off_s).push_back(wall_s);
-      (defenses ? adaptive_on_pairs : adaptive_off_pairs).push_back(j->candidate.summary->samples);
-      std::printf("  stopping rule, defenses %-3s %d: %.2f s, %d pairs (%s), speedup %.3f\n", defenses ? "on" : "off",
-                  i + 1, wall_s, j->candidate.summary->samples, j->stop_reason.c_str(), *j->speedup);
-    }
+  std::optional<defense_series> fixed_runs, adaptive_runs;
+  if (defense_runs > 0) {
+    fixed_runs = with_and_without_defenses(task, candidate, fixed, defense_runs, "100 pairs");
+    if (!fixed_runs) return 1;
+    adaptive_runs = with_and_without_defenses(task, candidate, adaptive, defense_runs, "stopping rule");
+    if (!adaptive_runs) return 1;
   }
   remove_tree(*dir);
 
@@ -197,25 +205,27 @@ int main(int argc, char** argv) {
       std::printf("| seconds per judgment, warm cache, no reference server (n=%zu) | %.2f | %.2f | %.2f | |\n",
                   no_server_s.size(), n.median, n.min, n.max);
     }
-    if (!defended_s.empty()) {
-      figures d = describe(defended_s), u = describe(undefended_s);
-      figures dc = describe(defended_call_ms), uc = describe(undefended_call_ms);
-      figures ao = describe(adaptive_on_s), af = describe(adaptive_off_s);
-      figures po = describe(adaptive_on_pairs), pf = describe(adaptive_off_pairs);
+    if (fixed_runs && adaptive_runs) {
+      const defense_series& a = *adaptive_runs;
+      const defense_series& f = *fixed_runs;
+      figures ao = describe(a.wall_s[0]), af = describe(a.wall_s[1]);
+      figures fo = describe(f.wall_s[0]), ff = describe(f.wall_s[1]);
       std::printf("| seconds per judgment, stopping rule, defenses on (n=%d) | %.2f | %.2f | %.2f | |\n", defense_runs,
                   ao.median, ao.min, ao.max);
       std::printf("| seconds per judgment, stopping rule, defenses off (n=%d) | %.2f | %.2f | %.2f | |\n", defense_runs,
                   af.median, af.min, af.max);
-      std::printf("| timed pairs, stopping rule, defenses on / off | %.0f / %.0f | | | |\n", po.median, pf.median);
+      std::printf("| timed pairs, stopping rule, defenses on / off | %.0f / %.0f | | | |\n", describe(a.pairs[0]).median,
+                  describe(a.pairs[1]).median);
       std::printf("| defense cost per judgment, stopping rule (medians) | %+.1f%% | | | <= +25%% |\n",
                   100 * (ao.median / af.median - 1));
       std::printf("| seconds per judgment of 100 timed pairs, defenses on (n=%d) | %.2f | %.2f | %.2f | |\n", defense_runs,
-                  d.median, d.min, d.max);
+                  fo.median, fo.min, fo.max);
       std::printf("| seconds per judgment of 100 timed pairs, defenses off (n=%d) | %.2f | %.2f | %.2f | |\n", defense_runs,
-                  u.median, u.min, u.max);
+                  ff.median, ff.min, ff.max);
       std::printf("| defense cost per judgment of 100 timed pairs (medians) | %+.1f%% | | | |\n",
-                  100 * (d.median / u.median - 1));
-      std::printf("| ms per timed pair, defenses on / off | %.2f / %.2f | | | |\n", dc.median, uc.median);
+                  100 * (fo.median / ff.median - 1));
+      std::printf("| ms per timed pair, defenses on / off | %.2f / %.2f | | | |\n", describe(f.pair_ms[0]).median,
+                  describe(f.pair_ms[1]).median);
     }
     for (const auto& [name, values] : phases) {
       figures f = describe(values);

@@ -33,51 +33,25 @@ struct chunks {
   };
 };
 
-__device__ __forceinline__ double warp_sum(double v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  return v;
-}
+struct add_op {
+  template <class T>
+  __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct max_op {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
 
-__device__ __forceinline__ float warp_max(float v) {
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_down_sync(0xffffffffu, v, o));
-  return v;
-}
-
-__device__ __forceinline__ unsigned long long warp_sum_u64(unsigned long long v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  return v;
-}
-
-// One block's values to thread 0 (sum of doubles).
-__device__ double block_sum(double v) {
-  __shared__ double part[kThreads / 32];
-  v = warp_sum(v);
+// One block's values combined, to thread 0 (0 is the identity for both ops:
+// the maxima here are of non-negative values).
+template <class T, class Op>
+__device__ T block_reduce(T v, Op op) {
+  __shared__ T part[kThreads / 32];
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_down_sync(0xffffffffu, v, o));
   if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
   __syncthreads();
-  v = threadIdx.x < kThreads / 32 ? part[threadIdx.x] : 0.0;
-  if (threadIdx.x < 32) v = warp_sum(v);
-  __syncthreads();
-  return v;
-}
-
-__device__ unsigned long long block_sum_u64(unsigned long long v) {
-  __shared__ unsigned long long part[kThreads / 32];
-  v = warp_sum_u64(v);
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
-  __syncthreads();
-  v = threadIdx.x < kThreads / 32 ? part[threadIdx.x] : 0ull;
-  if (threadIdx.x < 32) v = warp_sum_u64(v);
-  __syncthreads();
-  return v;
-}
-
-__device__ float block_max(float v) {
-  __shared__ float part[kThreads / 32];
-  v = warp_max(v);
-  if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = v;
-  __syncthreads();
-  v = threadIdx.x < kThreads / 32 ? part[threadIdx.x] : 0.0f;
-  if (threadIdx.x < 32) v = warp_max(v);
+  v = threadIdx.x < kThreads / 32 ? part[threadIdx.x] : T(0);
+  if (threadIdx.x < 32)
+    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_down_sync(0xffffffffu, v, o));
   __syncthreads();
   return v;
 }
@@ -112,7 +86,7 @@ __device__ void sum_sq(const T* __restrict__ r, long long n, double* out) {
     float x = widen(r[i]);
     acc += double(__fmul_rn(x, x));
   }
-  acc = block_sum(acc);
+  acc = block_reduce(acc, add_op{});
   if (threadIdx.x == 0) atomicAdd(out, acc);
 }
 
@@ -160,10 +134,10 @@ __device__ void compare(const T* __restrict__ c, const T* __restrict__ r, long l
   }
   for (long long i = done + first; i < n; i += stride)
     judge_element(widen(c[i]), widen(r[i]), rtol, atol, err_sq, passed, max_abs, max_rel);
-  err_sq = block_sum(err_sq);
-  passed = block_sum_u64(passed);
-  max_abs = block_max(max_abs);
-  max_rel = block_max(max_rel);
+  err_sq = block_reduce(err_sq, add_op{});
+  passed = block_reduce(passed, add_op{});
+  max_abs = block_reduce(max_abs, max_op{});
+  max_rel = block_reduce(max_rel, max_op{});
   if (threadIdx.x == 0) {
     atomicAdd(&out->err_sq, err_sq);
     atomicAdd(&out->passed, passed);
