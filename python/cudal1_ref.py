@@ -176,8 +176,9 @@ class Reference:
         self.flush_count = 0
         device_check(self.flush_buffer)  # loads the check kernels on the GPU
         step("exchange")
+        flops, flops_source = self.task_flops(msg, profile, args)
         sol = {"bytes": sum(s["nbytes"] for s in self.arg_specs + self.out_specs + self.param_specs),
-               "flops": self.task_flops(msg, profile, args)}
+               "flops": flops, "flops_source": flops_source}
         step("flops")
         if msg.get("calibration_path"):
             sol.update(self.calibrate(msg["calibration_path"]))
@@ -205,9 +206,24 @@ class Reference:
             return None, f"unavailable: {type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}"
 
     def task_flops(self, msg, profile, args):
-        """The task's FLOPs per forward, counted once per task file, profile,
-        backend and torch, and kept beside the calibration (the counter runs
-        the model under a dispatch mode: not every judgment should pay it)."""
+        """The task's FLOPs per forward and where they come from: the task's
+        own cudal1_flops where it declares one (the fewest FLOPs the op needs,
+        where the reference computes more than that: diag(d) @ B as a dense
+        GEMM), else PyTorch's counter, run once per task file, profile, backend
+        and torch and kept beside the calibration (the counter runs the model
+        under a dispatch mode: not every judgment should pay it)."""
+        declared = getattr(self.module, "cudal1_flops", None)
+        if declared is not None:
+            try:
+                value = declared() if callable(declared) else declared
+            except Exception as e:
+                raise TaskError(f"cudal1_flops() failed: {type(e).__name__}: {e}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise TaskError(f"cudal1_flops must be a FLOP count (a number >= 0), not {value!r}")
+            return int(value), "task"
+        return self.counted_flops(msg, profile, args), "counted"
+
+    def counted_flops(self, msg, profile, args):
         if not msg.get("calibration_path"):
             return count_flops(self.model, args)
         path = os.path.join(os.path.dirname(msg["calibration_path"]), "flops.json")

@@ -33,3 +33,10 @@ def get_init_inputs():
 # cudal1 metadata (optional; KernelBench ignores it): size profiles that
 # override the module globals above. The CPU backend uses "cpu" by default.
 cudal1_profiles = {"cpu": {"n": 250, "m": 400}}
+
+
+def cudal1_flops():
+    """The FLOPs the op needs (one multiply per output element), for the
+    speed-of-light floor: PyTorch's counter would report the dense GEMM's
+    2 n^2 m, and a kernel that sees the diagonal beats a floor built on that."""
+    return n * m

@@ -42,3 +42,10 @@ def get_init_inputs():
 # cudal1 metadata (optional; KernelBench ignores it): size profiles that
 # override the module globals above. The CPU backend uses "cpu" by default.
 cudal1_profiles = {"cpu": {"batch": 12, "seq_len": 8, "in_features": 200, "out_features": 300}}
+
+
+def cudal1_flops():
+    """The FLOPs the op needs, for the speed-of-light floor: the mean is linear,
+    so averaging x over the sequence first (batch * seq_len * in_features adds)
+    leaves a GEMM seq_len times smaller than the one PyTorch's counter counts."""
+    return batch * seq_len * in_features + 2 * batch * in_features * out_features
