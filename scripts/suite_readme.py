@@ -52,15 +52,31 @@ FOOTER = """**Reading the floor.** The bandwidth half of the floor is the device
 measured copy rate (reads plus writes); a kernel that only reads (a loss
 reduced to a scalar) can stream slightly faster than a copy, hence fractions
 a little above 100%. The judge rejects only a candidate under 80% of the
-floor's time. The GEMM solutions sit near 9% because the compute half uses
-the fastest matrix rate the device has (bf16 tensor cores), which an
-fp32-accurate GEMM cannot reach.
+floor's time. The compute half uses the fastest matrix rate the device has
+(bf16 tensor cores), which an fp32-accurate kernel cannot reach, so
+compute-bound solutions sit far below 100%. A task whose reference computes
+more than its op needs declares the op's FLOPs (`cudal1_flops`: the diagonal
+and triangular products, the pooled linear layer), so that a kernel which
+sees the structure is held to the op's floor, not rejected against the
+dense computation's.
 
-**Solutions that did not pass.** 3xTF32 solutions for `level2/gemm_bias_relu`
-and `level2/gemm_tanh_scale_bias` were judged `incorrect` on the H200 (5 and
-11 of 33,554,432 elements just outside the fp32 tolerance: the tensor cores'
-fp32 accumulation error, which the other four GEMM solutions stay inside) and
-were removed; the solutions that remain were all judged `correct`."""
+**Solutions that did not pass.** Six level-2 GEMM solutions were written on
+one 3xTF32 tensor-core GEMM core (each fp32 operand split into two TF32
+parts, three products per step). Two (`gemm_bias_relu`,
+`gemm_tanh_scale_bias`) were judged `incorrect` on their first H200 run (5
+and 11 of 33,554,432 elements just outside the fp32 tolerance). Two more were
+judged `correct` in earlier runs, 1.42x and 1.46x, and then `incorrect` in a
+later one: `linear_residual_rmsnorm` (1 element, an output near zero off by
+1.09e-4 against an absolute tolerance of 1.0e-4, in the first timed call;
+the judge named it `precision_downgrade`) and `gemm_scale_residual` (1
+element, off by 1.68e-4, in call 50). The cause is in the core: the tensor
+cores' fp32 accumulation truncates, so the GEMM's error grows with K (relative
+norm 1.3e-5 to 3.3e-5 at K = 4096, where PyTorch's fp32 SGEMM is off the
+float64 result by 1e-6), and now and then an output near zero crosses the
+absolute tolerance. A solution that passes only most of the time is not
+correct, so all six were removed, including `gemm_bias_gelu` (1.42x) and
+`gemm_sigmoid_sum` (1.39x), which had not failed yet. The remaining solutions
+compute in fp32 on the CUDA cores."""
 
 
 def first_paragraph(path):
