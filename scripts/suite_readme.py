@@ -75,8 +75,11 @@ norm 1.3e-5 to 3.3e-5 at K = 4096, where PyTorch's fp32 SGEMM is off the
 float64 result by 1e-6), and now and then an output near zero crosses the
 absolute tolerance. A solution that passes only most of the time is not
 correct, so all six were removed, including `gemm_bias_gelu` (1.42x) and
-`gemm_sigmoid_sum` (1.39x), which had not failed yet. The remaining solutions
-compute in fp32 on the CUDA cores."""
+`gemm_sigmoid_sum` (1.39x), which had not failed yet. `level3/mamba_block`
+keeps the same core for its two projections, at K = 512 and 1024, where the
+accumulated truncation (which grows with K) is 4 to 8 times smaller than at
+4096; it has been judged `correct` in every run, but it is the one solution
+here that runs an fp32 task's products on the tensor cores."""
 
 
 def first_paragraph(path):

@@ -30,7 +30,7 @@
 
 namespace {
 
-// ---- 3xTF32 GEMM core (the same in each of this suite's GEMM solutions) ----
+// ---- 3xTF32 GEMM core ----
 
 constexpr int kBM = 128, kBN = 128, kBK = 32, kStages = 3, kThreads = 128;
 constexpr int kTileFloats = kBM * kBK;                     // one operand tile of a stage
