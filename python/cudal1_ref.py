@@ -218,8 +218,8 @@ class Reference:
                 value = declared() if callable(declared) else declared
             except Exception as e:
                 raise TaskError(f"cudal1_flops() failed: {type(e).__name__}: {e}")
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise TaskError(f"cudal1_flops must be a FLOP count (a number >= 0), not {value!r}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+                raise TaskError(f"cudal1_flops must be a FLOP count (a finite number >= 0), not {value!r}")
             return int(value), "task"
         return self.counted_flops(msg, profile, args), "counted"
 
