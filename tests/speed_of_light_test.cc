@@ -39,6 +39,21 @@ TEST(SpeedOfLight, ImpossibleOnlyBeyondTheSlack) {
   EXPECT_TRUE(faster_than_light(1.0, 0.5));
 }
 
+TEST(SpeedOfLight, AddsFloorAndFractionToTheFigures) {
+  auto sol = nlohmann::json::parse(R"({"bytes": 2000, "flops": 0, "bandwidth_bytes_per_s": 1e6, "calibration": "cached"})");
+  auto floor = add_floor(sol, 4.0);  // a 2 ms floor under a 4 ms median
+  ASSERT_TRUE(floor.has_value());
+  EXPECT_DOUBLE_EQ(*floor, 2.0);
+  EXPECT_DOUBLE_EQ(sol["floor_ms"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(sol["fraction"].get<double>(), 0.5);
+  EXPECT_EQ(sol["calibration"], "cached");  // the worker's figures stay
+  EXPECT_DOUBLE_EQ(add_floor(sol, 0.0).value(), 2.0);
+  EXPECT_DOUBLE_EQ(sol["fraction"].get<double>(), 0.0);
+  auto unknown = nlohmann::json::parse(R"({"bytes": 2000})");
+  EXPECT_FALSE(add_floor(unknown, 4.0).has_value());
+  EXPECT_FALSE(unknown.contains("floor_ms"));
+}
+
 TEST(SpeedOfLight, ParsesTheReferenceWorkersFigures) {
   auto j = nlohmann::json::parse(R"({"bytes": 4096, "flops": null, "bandwidth_bytes_per_s": 1e9, "peak_flops_per_s": 0})");
   sol_inputs in = parse_sol_inputs(j);

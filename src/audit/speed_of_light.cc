@@ -26,6 +26,14 @@ std::optional<double> sol_floor_ms(const sol_inputs& in) {
   return floor_s * 1e3;
 }
 
+std::optional<double> add_floor(nlohmann::json& sol, double median_ms) {
+  auto floor = sol_floor_ms(parse_sol_inputs(sol));
+  if (!floor) return std::nullopt;
+  sol["floor_ms"] = *floor;
+  sol["fraction"] = median_ms > 0 ? *floor / median_ms : 0.0;
+  return floor;
+}
+
 bool faster_than_light(double floor_ms, double candidate_ms) { return candidate_ms < kImpossibleFraction * floor_ms; }
 
 }  // namespace cudal1

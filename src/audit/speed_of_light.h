@@ -1,7 +1,8 @@
 // Speed-of-light floors: the least time a task can take on a device, from
 // the fewest bytes it must move (inputs and parameters read once, outputs
-// written once) over the measured copy bandwidth, and its FLOPs (PyTorch's
-// counter) over the measured fp32 matrix rate; the larger of the two.
+// written once) over the measured copy bandwidth, and its FLOPs (the task's
+// declared cudal1_flops, else PyTorch's counter) over the fastest measured
+// matrix rate; the larger of the two.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,11 @@ sol_inputs parse_sol_inputs(const nlohmann::json& j);
 
 /// The floor in milliseconds; empty without a bandwidth measurement.
 std::optional<double> sol_floor_ms(const sol_inputs& in);
+
+/// Adds floor_ms and fraction (the floor over median_ms; 0 for a median of 0)
+/// to sol, the reference worker's figures, and returns the floor; leaves sol
+/// as it is and returns nothing where the floor is unknown.
+std::optional<double> add_floor(nlohmann::json& sol, double median_ms);
 
 /// A candidate faster than this fraction of the floor is impossible: the
 /// slack covers kernels that beat a plain copy's bandwidth (read-mostly
