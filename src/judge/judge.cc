@@ -136,10 +136,7 @@ class judgment_run {
     t.python = j_.python;
     t.torch_version = j_.torch_version;
     t.speed_of_light = sol_;
-    if (auto floor = sol_floor_ms(parse_sol_inputs(sol_)); floor && t.summary.median_ms > 0) {
-      t.speed_of_light["floor_ms"] = *floor;
-      t.speed_of_light["fraction"] = *floor / t.summary.median_ms;
-    }
+    if (t.summary.median_ms > 0) add_floor(t.speed_of_light, t.summary.median_ms);
     t.total_s = seconds_since(start_);
     return t;
   }
@@ -678,13 +675,10 @@ class judgment_run {
   // than physics allows is rejected. On the CPU the floor is only reported:
   // a last-level cache larger than the flush can hold small inputs.
   bool check_speed_of_light() {
-    sol_inputs in = parse_sol_inputs(sol_);
-    auto floor = sol_floor_ms(in);
-    j_.speed_of_light = sol_;
-    if (!floor) return true;
     double cand = j_.candidate.summary->median_ms;
-    j_.speed_of_light["floor_ms"] = *floor;
-    j_.speed_of_light["fraction"] = cand > 0 ? *floor / cand : 0.0;
+    j_.speed_of_light = sol_;
+    auto floor = add_floor(j_.speed_of_light, cand);
+    if (!floor) return true;
     if (j_.backend == "cuda" && faster_than_light(*floor, cand)) {
       add_check("speed_of_light", false, "median " + fmt_ms(cand) + " against a floor of " + fmt_ms(*floor));
       j_.speedup.reset();
@@ -784,16 +778,7 @@ result<judgment> judge_candidate(const std::string& task_path, const std::string
   // CUDA-L1's triggers: above 3x, or above twice the best seen for the task.
   best_speedups store(cache_dir_of(options) + "/best-speedups.json");
   std::string key = best_speedups::key(*first, options.precision);
-  std::optional<double> best = store.best(key);
-  std::string why;
-  char buf[120];
-  if (options.recheck_above > 0 && *first->speedup > options.recheck_above) {
-    std::snprintf(buf, sizeof buf, "above %.3gx", options.recheck_above);
-    why = buf;
-  } else if (options.recheck_above_best > 0 && best && *first->speedup > options.recheck_above_best * *best) {
-    std::snprintf(buf, sizeof buf, "above %.3g times the best seen, %.3fx", options.recheck_above_best, *best);
-    why = buf;
-  }
+  std::string why = recheck_reason(*first->speedup, options, store.best(key));
   auto final = why.empty() ? std::move(first) : recheck_speedup(std::move(*first), task_path, candidate_path, options, why, progress);
   if (final && final->outcome == verdict::correct && final->speedup) store.record(key, *final->speedup);
   return final;

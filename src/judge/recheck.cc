@@ -53,6 +53,19 @@ result<judgment> recheck_speedup(judgment first, const std::string& task_path, c
   return first;
 }
 
+std::string recheck_reason(double speedup, const judge_options& options, std::optional<double> best) {
+  char buf[120];
+  if (options.recheck_above > 0 && speedup > options.recheck_above) {
+    std::snprintf(buf, sizeof buf, "above %.3gx", options.recheck_above);
+    return buf;
+  }
+  if (options.recheck_above_best > 0 && best && speedup > options.recheck_above_best * *best) {
+    std::snprintf(buf, sizeof buf, "above %.3g times the best seen, %.3fx", options.recheck_above_best, *best);
+    return buf;
+  }
+  return "";
+}
+
 std::string best_speedups::key(const judgment& j, const std::string& precision) {
   auto task = read_file(j.task_path);
   if (!task) return "";

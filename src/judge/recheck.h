@@ -18,6 +18,11 @@ namespace cudal1 {
 result<judgment> recheck_speedup(judgment first, const std::string& task_path, const std::string& candidate_path,
                                  const judge_options& options, const std::string& why, progress_sink& progress);
 
+/// Why a correct judgment's speedup must be re-measured (CUDA-L1's triggers:
+/// above options.recheck_above, or above options.recheck_above_best times
+/// `best`, the best that stood for the task), or empty when it stands as is.
+std::string recheck_reason(double speedup, const judge_options& options, std::optional<double> best);
+
 /// The best speedups that stood, per task (its content), size profile,
 /// backend, device and precision policy, kept as JSON in a file of the cache
 /// folder, so "above twice the best seen" (CUDA-L1's second trigger) works
