@@ -98,8 +98,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (candidate.empty()) {
-    bool gpu = file_exists("/dev/nvidia0") || file_exists("/dev/nvidiactl");
-    candidate = examples + (gpu ? "/cuda/correct.cu" : "/cpu/correct.cpp");
+    candidate = examples + (auto_backend() == "cuda" ? "/cuda/correct.cu" : "/cpu/correct.cpp");
   }
   no_progress quiet;
   judge_options opt;

@@ -186,7 +186,7 @@ int run_suite(const args_t& args) {
     if (!ok) return usage_error(r.error);
   }
   if (positional.empty()) return usage_error("suite needs at least one suite folder or task (see cudal1 suite --help)");
-  if (opt.backend == "auto") opt.backend = file_exists("/dev/nvidiactl") ? "cuda" : "cpu";
+  if (opt.backend == "auto") opt.backend = auto_backend();
   if (opt.backend != "cpu" && opt.backend != "cuda")
     return usage_error("--backend must be auto, cpu or cuda, not '" + opt.backend + "'");
   auto tasks = collect_tasks(positional, opt.backend == "cuda" ? ".cu" : ".cpp", solutions);

@@ -49,6 +49,8 @@ std::string cache_dir_of(const judge_options& options) {
   return options.cache_dir.empty() ? default_cache_dir() : options.cache_dir;
 }
 
+std::string auto_backend() { return file_exists("/dev/nvidiactl") ? "cuda" : "cpu"; }
+
 result<std::string> resolve_backend(const std::string& candidate_path, const std::string& requested) {
   std::string ext = std::filesystem::path(candidate_path).extension().string();
   std::string natural;
@@ -177,7 +179,7 @@ class judgment_run {
     if (!file_exists(j_.task_path)) return make_error("task not found: " + j_.task_path);
     if (task_only_) {
       // No candidate to say which backend: a GPU if the machine has one.
-      j_.backend = opt_.backend == "auto" ? (file_exists("/dev/nvidiactl") ? "cuda" : "cpu") : opt_.backend;
+      j_.backend = opt_.backend == "auto" ? auto_backend() : opt_.backend;
       if (j_.backend != "cpu" && j_.backend != "cuda") return make_error("unknown backend '" + opt_.backend + "'");
     } else {
       if (!file_exists(j_.candidate_path)) return make_error("candidate not found: " + j_.candidate_path);

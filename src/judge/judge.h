@@ -100,6 +100,10 @@ result<reference_timing> time_reference(const std::string& task_path, const judg
 /// The cache folder the options name: options.cache_dir, else default_cache_dir().
 std::string cache_dir_of(const judge_options& options);
 
+/// The backend "auto" means where no candidate file says: "cuda" when the
+/// machine has an NVIDIA driver (/dev/nvidiactl), else "cpu".
+std::string auto_backend();
+
 /// The backend a candidate file runs on: "cuda" for .cu, "cpu" for .cpp/.cc;
 /// checks an explicit choice against the extension.
 result<std::string> resolve_backend(const std::string& candidate_path, const std::string& requested);
