@@ -152,7 +152,7 @@ class Reference:
         self.dtypes = {name: dtype for dtype, name in self.names.items()}
         args = self.generate(msg["seed"] + 1)
         self.arg_specs = [self.spec(f"arg{i}", t) for i, t in enumerate(args)]
-        outs = as_output_list(self.model(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args]))
+        outs = as_output_list(self.model(*clone_args(args)))
         self.out_specs = [self.spec(f"out{i}", t) for i, t in enumerate(outs)]
         state = list(self.model.state_dict().items())
         self.param_values = [t.detach().contiguous().clone() for _, t in state]
@@ -241,10 +241,7 @@ class Reference:
         flops = count_flops(self.model, args)
         known[key] = flops
         try:
-            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-            with open(path + f".{os.getpid()}.tmp", "w") as f:
-                json.dump(known, f)
-            os.replace(path + f".{os.getpid()}.tmp", path)
+            write_json_atomic(path, known)
         except OSError:
             pass  # counted again next time
         return flops
@@ -288,10 +285,7 @@ class Reference:
                 torch.cuda.empty_cache()  # give the calibration's gigabytes back to the device
             result = {"key": key, "bandwidth_bytes_per_s": 2 * n_bytes / copy_s, "peak_flops_per_s": max(rates.values()),
                       "matmul_flops_per_s": rates}
-            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-            with open(path + ".tmp", "w") as f:
-                json.dump(result, f)
-            os.replace(path + ".tmp", path)
+            write_json_atomic(path, result)
             return {k: result[k] for k in ("bandwidth_bytes_per_s", "peak_flops_per_s")} | {"calibration": "measured"}
         except Exception as e:  # the floor is then unknown, never a failed judgment
             return {"calibration": f"failed: {type(e).__name__}: {e}"}
@@ -400,7 +394,7 @@ class Reference:
         self.sync()
 
     def run(self, msg):
-        args = [v.clone() if isinstance(v, torch.Tensor) else v for v in self.pristine]
+        args = clone_args(self.pristine)
         self.flush()
         if self.device.type == "cuda":
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -527,6 +521,16 @@ def count_flops(model, args):
         return int(counter.get_total_flops())
     except Exception:
         return None
+
+
+def write_json_atomic(path, obj):
+    """Writes obj as JSON to path through a temporary file of this process, so
+    concurrent reference workers never read a half-written file."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f)
+    os.replace(tmp, path)
 
 
 def to_double(args):
