@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -56,17 +57,133 @@ result<std::string> socket_folder() {
   return dir;
 }
 
+// The files beside a server's socket (python/cudal1_ref.py serve() names
+// them the same): its pid file, written once it listens and removed when it
+// exits, and the lock that binding a server and replacing one both take.
+struct server_files {
+  std::string socket, pid, lock, log;
+};
+
+server_files files_for(const std::string& folder, const std::string& key) {
+  std::string base = folder + "/ref-" + key;
+  return {base + ".sock", base + ".pid", base + ".lock", base + ".log"};
+}
+
+// A connected socket, or -errno. The connect does not block: a server that
+// is stopped with its listen queue full would otherwise hold us forever
+// (EAGAIN then says so).
 int connect_to(const std::string& path) {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -errno;
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
   if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    int err = errno;
     close(fd);
-    return -1;
+    return -err;
   }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  timeval send_limit{5, 0};  // a request is small; a server that takes none is not healthy
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_limit, sizeof send_limit);
   return fd;
+}
+
+// The same path, or another spelling of it (a judge whose XDG_RUNTIME_DIR
+// is spelled otherwise, through a symbolic link, must not take the server
+// for another process).
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return a == b || (stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
+// What the pid file says of the server behind a socket.
+struct server_health {
+  enum class state { absent, healthy, unhealthy } what = state::absent;
+  pid_t pid = -1;     // from the pid file; -1 when there is none
+  bool ours = false;  // the pid is a live `cudal1_ref.py --serve SOCKET`: safe to kill
+  std::string why;    // for unhealthy
+};
+
+// A server is healthy when its pid file names a live process that is not
+// stopped (a SIGSTOPped server still completes connects through its listen
+// queue, so only its state tells) and whose command line is `--serve` on
+// this socket, so a pid reused by another process is never taken for it.
+server_health check_server(const server_files& files) {
+  server_health h;
+  auto text = read_file(files.pid);
+  if (!text) return h;
+  h.what = server_health::state::unhealthy;
+  long pid = std::strtol(text->c_str(), nullptr, 10);
+  if (pid <= 0) {
+    h.why = "its pid file is unreadable";
+    return h;
+  }
+  h.pid = static_cast<pid_t>(pid);
+  auto stat_text = read_file("/proc/" + std::to_string(pid) + "/stat");
+  auto cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+  size_t paren = stat_text ? stat_text->rfind(')') : std::string::npos;
+  if (!cmdline || paren == std::string::npos || paren + 2 >= stat_text->size()) {
+    h.why = "it is not running";
+    return h;
+  }
+  std::vector<std::string> args;
+  for (size_t at = 0; at < cmdline->size();) {
+    size_t end = std::min(cmdline->find('\0', at), cmdline->size());
+    args.push_back(cmdline->substr(at, end - at));
+    at = end + 1;
+  }
+  char state = (*stat_text)[paren + 2];
+  if (state == 'Z' || state == 'X') {
+    h.why = "it has exited";
+    return h;
+  }
+  auto serve = std::find(args.begin(), args.end(), "--serve");
+  h.ours = serve != args.end() && serve + 1 != args.end() && same_file(serve[1], files.socket);
+  if (!h.ours) {
+    h.why = "its pid names another process";
+  } else if (state == 'T' || state == 't') {
+    h.why = "it is stopped";
+  } else {
+    h.what = server_health::state::healthy;
+  }
+  return h;
+}
+
+// Holds the server lock (flock) for its lifetime; gives up waiting after
+// 2 s (a server stopped while binding holds it), and then goes on without.
+class server_lock {
+ public:
+  explicit server_lock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+    auto start = std::chrono::steady_clock::now();
+    while (fd_ >= 0 && flock(fd_, LOCK_EX | LOCK_NB) != 0 && seconds_since(start) < 2) usleep(10000);
+  }
+  ~server_lock() {
+    if (fd_ >= 0) close(fd_);  // closing releases the lock
+  }
+  server_lock(const server_lock&) = delete;  // one holder of one descriptor
+  server_lock& operator=(const server_lock&) = delete;
+
+ private:
+  int fd_;
+};
+
+// Replaces the server that `seen` describes: kills it (only when it is a
+// server of this socket) and removes its socket and pid file, so the next
+// connect starts a fresh one. Under the lock, and only while the pid file
+// still names the same pid: when two judges replace the same server, the
+// second leaves alone the fresh server the first one's judgment started.
+void replace_server(const server_files& files, const server_health& seen) {
+  server_lock lock(files.lock);
+  server_health now = check_server(files);
+  if (now.pid != seen.pid) return;
+  if (now.pid > 0 && now.ours) {
+    kill(now.pid, SIGKILL);
+    // Reap it where this process started it (elsewhere waitpid says ECHILD).
+    for (int i = 0; i < 40 && waitpid(now.pid, nullptr, WNOHANG) == 0; ++i) usleep(5000);
+  }
+  unlink(files.pid.c_str());
+  unlink(files.socket.c_str());
 }
 
 // Starts a detached server (own session, so it outlives this judgment).
@@ -98,30 +215,35 @@ result<pid_t> start_server(const reference_fork_request& req, const std::vector<
   return pid;
 }
 
-// Connects to the server, starting it if nobody answers.
+// Why a server we started cannot serve.
+enum class start_failure { none, ended, too_slow };
+
+// Connects to the server, starting it if nobody listens there.
 result<int> connect_or_start(const reference_fork_request& req, const std::vector<std::string>& env,
-                             const std::string& socket_path, const std::string& server_log, bool* ended) {
-  int fd = connect_to(socket_path);
+                             const server_files& files, start_failure* failed) {
+  int fd = connect_to(files.socket);
   if (fd >= 0) return fd;
-  auto pid = start_server(req, env, socket_path, server_log);
+  if (fd == -EAGAIN) return make_error("the reference server's queue is full");
+  auto pid = start_server(req, env, files.socket, files.log);
   if (!pid) return pid.err();
   auto start = std::chrono::steady_clock::now();
   while (seconds_since(start) < req.start_timeout_s) {
-    fd = connect_to(socket_path);
+    fd = connect_to(files.socket);
     if (fd >= 0) return fd;
     int wstatus = 0;
     if (waitpid(*pid, &wstatus, WNOHANG) == *pid) {
       // It ended: torch does not import there, or another server won the race.
-      fd = connect_to(socket_path);
+      fd = connect_to(files.socket);
       if (fd >= 0) return fd;
-      auto log = read_file(server_log);
-      *ended = true;
+      auto log = read_file(files.log);
+      *failed = start_failure::ended;
       std::string last = log ? tail_lines(*log, 1) : "";
       return make_error("the reference server ended: " + (last.empty() ? "it printed nothing" : last));
     }
     usleep(20000);
   }
   kill(*pid, SIGKILL);
+  *failed = start_failure::too_slow;
   return make_error(req.python + ": the reference server did not start within " +
                     std::to_string(static_cast<int>(req.start_timeout_s)) + " s");
 }
@@ -150,14 +272,28 @@ status send_request(int sock, const std::string& payload, const int fds[3]) {
   return ok_status();
 }
 
-result<pid_t> read_pid(int sock, double timeout_s) {
+// A healthy server forks a worker in tens of milliseconds: one that has not
+// answered in this bound is replaced, not waited on.
+constexpr double kAnswerBoundS = 5;
+constexpr int kHealthCheckMs = 100;
+
+// The worker's pid from the server, checking the server's health every
+// 100 ms while waiting; an unhealthy server ends the wait at once.
+result<pid_t> await_pid(int sock, const server_files& files) {
   std::string text;
   char buf[64];
   auto start = std::chrono::steady_clock::now();
   while (text.find('\n') == std::string::npos) {
+    server_health h = check_server(files);
+    if (h.what == server_health::state::unhealthy)
+      return make_error("the reference server (pid " + std::to_string(h.pid) + ") is unhealthy: " + h.why);
+    int left_ms = static_cast<int>((kAnswerBoundS - seconds_since(start)) * 1000);
+    if (left_ms <= 0)
+      return make_error("the reference server did not answer within " + std::to_string(int(kAnswerBoundS)) + " s");
     pollfd p{sock, POLLIN, 0};
-    int left_ms = static_cast<int>((timeout_s - seconds_since(start)) * 1000);
-    if (left_ms <= 0 || poll(&p, 1, left_ms) <= 0) return make_error("the reference server did not answer");
+    int ready = poll(&p, 1, std::min(left_ms, kHealthCheckMs));
+    if (ready < 0 && errno != EINTR) return make_error(std::string("poll: ") + std::strerror(errno));
+    if (ready <= 0) continue;
     ssize_t n = read(sock, buf, sizeof buf);
     if (n <= 0) return make_error("the reference server closed the connection");
     text.append(buf, static_cast<size_t>(n));
@@ -165,6 +301,44 @@ result<pid_t> read_pid(int sock, double timeout_s) {
   long pid = std::strtol(text.c_str(), nullptr, 10);
   if (pid <= 0) return make_error("the reference server sent no pid");
   return static_cast<pid_t>(pid);
+}
+
+// One request to a connected server (the socket is closed here): the
+// worker's pipes and log travel with it; the answer is the worker's pid.
+result<child_process> request_worker(int sock, const reference_fork_request& req, const std::vector<std::string>& env,
+                                     const server_files& files) {
+  int cmd_pipe[2], reply_pipe[2];
+  if (pipe2(cmd_pipe, O_CLOEXEC) != 0) {
+    close(sock);
+    return make_error(std::string("pipe: ") + std::strerror(errno));
+  }
+  if (pipe2(reply_pipe, O_CLOEXEC) != 0) {
+    close(sock);
+    close(cmd_pipe[0]);
+    close(cmd_pipe[1]);
+    return make_error(std::string("pipe: ") + std::strerror(errno));
+  }
+  int log_fd = open(req.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  nlohmann::json env_json = nlohmann::json::object();
+  for (const auto& kv : env) {
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env_json[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  int fds[3] = {cmd_pipe[0], reply_pipe[1], log_fd};
+  status sent = log_fd >= 0 ? send_request(sock, nlohmann::json{{"env", env_json}}.dump(), fds)
+                            : status(make_error("cannot open " + req.log_path));
+  result<pid_t> pid = sent ? await_pid(sock, files) : result<pid_t>(sent.err());
+  close(sock);
+  close(cmd_pipe[0]);
+  close(reply_pipe[1]);
+  if (log_fd >= 0) close(log_fd);
+  if (!pid) {
+    // A server that answers later forks a worker that reads EOF at once.
+    close(cmd_pipe[1]);
+    close(reply_pipe[0]);
+    return pid.err();
+  }
+  return child_process::adopt(*pid, cmd_pipe[1], reply_pipe[0]);
 }
 
 }  // namespace
@@ -198,43 +372,34 @@ result<child_process> fork_reference(const reference_fork_request& req, bool* py
     if (affects_import(kv.substr(0, kv.find('=')))) keyed.push_back(kv);
   std::sort(keyed.begin(), keyed.end());
   for (const auto& kv : keyed) h.update(kv + '\0');
-  std::string key = h.hex_digest().substr(0, 16);
-  std::string socket_path = *folder + "/ref-" + key + ".sock";
+  server_files files = files_for(*folder, h.hex_digest().substr(0, 16));
 
-  bool ended = false;
-  auto sock = connect_or_start(req, env, socket_path, *folder + "/ref-" + key + ".log", &ended);
-  if (!sock) {
-    if (ended) {
+  // An unhealthy server (stopped, dead, its pid reused) is replaced at once;
+  // one that does not answer in kAnswerBoundS is replaced once per judgment;
+  // then the caller falls back to a worker of its own.
+  std::string failures;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    server_health seen = check_server(files);
+    if (seen.what == server_health::state::unhealthy) replace_server(files, seen);
+    start_failure failed = start_failure::none;
+    auto sock = connect_or_start(req, env, files, &failed);
+    if (failed == start_failure::ended) {
       *python_unusable = true;
       (void)write_file_atomic(marker, sock.message());
+      return sock.err();
     }
-    return sock.err();
+    server_health serving = check_server(files);  // the server this attempt asks
+    std::string why = sock ? "" : sock.message();
+    if (sock) {
+      auto child = request_worker(*sock, req, env, files);
+      if (child) return child;
+      why = child.message();
+    }
+    failures += (failures.empty() ? "" : "; then ") + why;
+    if (failed == start_failure::too_slow) break;  // a fresh one would fare no better
+    if (attempt == 0) replace_server(files, serving);
   }
-  int cmd_pipe[2], reply_pipe[2];
-  if (pipe2(cmd_pipe, O_CLOEXEC) != 0 || pipe2(reply_pipe, O_CLOEXEC) != 0) {
-    close(*sock);
-    return make_error(std::string("pipe: ") + std::strerror(errno));
-  }
-  int log_fd = open(req.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  nlohmann::json env_json = nlohmann::json::object();
-  for (const auto& kv : env) {
-    auto eq = kv.find('=');
-    if (eq != std::string::npos) env_json[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
-  int fds[3] = {cmd_pipe[0], reply_pipe[1], log_fd};
-  status sent = log_fd >= 0 ? send_request(*sock, nlohmann::json{{"env", env_json}}.dump(), fds)
-                            : status(make_error("cannot open " + req.log_path));
-  result<pid_t> pid = sent ? read_pid(*sock, 30) : result<pid_t>(sent.err());
-  close(*sock);
-  close(cmd_pipe[0]);
-  close(reply_pipe[1]);
-  if (log_fd >= 0) close(log_fd);
-  if (!pid) {
-    close(cmd_pipe[1]);
-    close(reply_pipe[0]);
-    return pid.err();
-  }
-  return child_process::adopt(*pid, cmd_pipe[1], reply_pipe[0]);
+  return make_error(failures);
 }
 
 }  // namespace cudal1
