@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests suites check-bench bench)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests suites check-bench bench stability)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -31,6 +31,7 @@ for step in $steps; do
     suites)  # every task: its solution judged, else its reference timed
       timeout ${SUITE_TIMEOUT:-400} build/bin/cudal1 suite ${SUITES:-suites/*/} ${SUITE_ARGS:-} -q --json "$out/suites.jsonl" --markdown "$out/suites.md" 2>&1 | grep -v "^\[" ;;
     check-bench) python3 bench/check_bench.py build/share/cudal1/python 2>&1 | tee "$out/check-bench.log" ;;
+    stability) build/bin/stability_bench ${STABILITY_ARGS:-} --save "$out/stability" 2>&1 | tee "$out/stability.log" ;;
     bench) build/bin/judge_bench ${BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/bench.log" ;;
   esac
 done

@@ -4,7 +4,10 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +41,15 @@ std::vector<std::string> child_environment(const std::vector<std::string>& add,
     if (!drop) env.push_back(kv);
   }
   for (const auto& a : add) env.push_back(a);
+  return env;
+}
+
+// Only the given variables, and a PATH.
+std::vector<std::string> clean_environment(const std::vector<std::string>& add) {
+  std::vector<std::string> env = add;
+  bool has_path = false;
+  for (const auto& kv : add) has_path |= kv.rfind("PATH=", 0) == 0;
+  if (!has_path) env.push_back("PATH=/usr/local/bin:/usr/bin:/bin");
   return env;
 }
 
@@ -156,12 +168,21 @@ result<child_process> child_process::spawn(const worker_spawn& options) {
   int log_fd = open(options.log_path.empty() ? "/dev/null" : options.log_path.c_str(),
                     O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (log_fd < 0) return make_error("cannot open log " + options.log_path + ": " + std::strerror(errno));
-  std::vector<std::string> env_strings = child_environment(options.env, options.unset_env);
+  std::vector<std::string> env_strings = options.clean_env ? clean_environment(options.env)
+                                                           : child_environment(options.env, options.unset_env);
   std::vector<char*> cenv = c_argv(env_strings);
   std::vector<char*> cargv = c_argv(options.argv);
-  pid_t pid = fork();
+  pid_t pid = -1;
+  if (options.isolate)  // a fork into fresh namespaces (root only)
+    pid = static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0));
+  if (pid < 0) pid = fork();
   if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    if (getpid() == 1) {
+      // Our own mounts from here on, and a /proc that lists this namespace only.
+      mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
+      mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+    }
     become_detached_child();
     apply_limits(options.limits);
     // Move the protocol ends above 10 first so dup2 onto 3 and 4 cannot clobber them.
@@ -173,6 +194,7 @@ result<child_process> child_process::spawn(const worker_spawn& options) {
     dup2(log_fd, 2);
     dup2(cmd_in, 3);
     dup2(reply_out, 4);
+    close_range(5, ~0U, 0);  // nothing the judge holds open reaches the worker
     if (!options.working_dir.empty() && chdir(options.working_dir.c_str()) != 0) _exit(126);
     execve(cargv[0], cargv.data(), cenv.data());
     dprintf(2, "cannot run %s: %s\n", cargv[0], std::strerror(errno));

@@ -54,10 +54,17 @@ struct worker_spawn {
   std::string log_path;          // the child's stdout and stderr go here
   std::string working_dir;       // empty: inherit
   process_limits limits;
+  /// Only env (and PATH) reach the child, not the parent's environment.
+  bool clean_env = false;
+  /// The child starts as init of its own PID, mount, network and IPC
+  /// namespaces with a private /proc, so it sees and can signal no other
+  /// process (needs root; elsewhere an ordinary child, which can tell by
+  /// getpid() != 1).
+  bool isolate = false;
 };
 
 /// A long-lived child that reads commands as lines on fd 3 and writes replies
-/// as lines on fd 4. It runs in its own process group and dies with its parent
+/// as lines on fd 4; it inherits no other descriptor. It runs in its own process group and dies with its parent
 /// (PR_SET_PDEATHSIG). Non-copyable: it owns the pipes and the process.
 class child_process {
  public:

@@ -64,6 +64,9 @@ class device {
   virtual result<double> stop_timer() = 0;
   /// Synchronizes and reports any pending device error.
   virtual status synchronize() = 0;
+  /// Makes the driver start the threads it starts lazily (a host function's
+  /// thread on CUDA), so the thread census's baseline holds them.
+  virtual status warm_up() { return ok_status(); }
   /// After a call: evidence that the candidate set up persisting-L2 or other
   /// cache state that would outlive the flush; empty when there is none.
   virtual std::string cache_tampering() { return ""; }

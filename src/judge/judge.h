@@ -49,6 +49,9 @@ struct judge_options {
   /// Fork reference workers from a long-lived server that has imported torch
   /// (also off when CUDAL1_REF_SERVER=0).
   bool reference_server = true;
+  /// Whether a correct verdict may raise the task's best speedup (off for a
+  /// re-check's inner judgment: only a final verdict that stands does).
+  bool record_best = true;
 };
 
 /// Where progress goes; the CLI prints it to stderr, tests ignore it.

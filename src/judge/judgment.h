@@ -87,6 +87,8 @@ struct judgment {
   /// The judge's wall clock around each kind of worker request of the call
   /// loop (prepare, reference_run, stage, run, collect, check), per call.
   std::map<std::string, std::vector<double>> requests_ms;
+  /// The judge's clock against the worker's window (see timing/clock_check.h).
+  nlohmann::json judge_clock = nullptr;
 };
 
 }  // namespace cudal1

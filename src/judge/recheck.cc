@@ -24,6 +24,7 @@ result<judgment> recheck_speedup(judgment first, const std::string& task_path, c
   again.recheck_above = 0;
   again.recheck_above_best = 0;
   again.seed.reset();
+  again.record_best = false;
   auto second = judge_candidate(task_path, candidate_path, again, progress);
   if (!second) return second.err();
   first.total_s += second->total_s;

@@ -76,7 +76,7 @@ json judgment_to_json(const judgment& j) {
           {"seed", j.seed},
           {"seconds", j.total_s},
           {"phases_s", phases},
-          {"requests_ms", requests}};
+          {"requests_ms", requests}, {"judge_clock", j.judge_clock}};
 }
 
 std::string judgment_summary(const judgment& j) {

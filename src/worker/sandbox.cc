@@ -9,7 +9,11 @@
 #include <signal.h>
 #include <ucontext.h>
 #include <sched.h>
+#include <grp.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -50,19 +54,41 @@ std::string allow(int ruleset, const std::string& path, uint64_t rights) {
   return r == 0 ? "" : "landlock_add_rule(" + path + "): " + std::strerror(err);
 }
 
-// The process calls attempted, one bit each (set by the SIGSYS handler).
+// The calls attempted, one bit each (set by the SIGSYS handler): those that
+// start processes, and those that set up work to run after a call returns (a
+// timer, or a signal on I/O: the judge's next command would raise it).
 std::atomic<unsigned> g_attempts{0};
-constexpr struct {
+struct forbidden_call {
   long nr;
   const char* name;
-} kForbidden[] = {{SYS_fork, "fork"}, {SYS_vfork, "vfork"}, {SYS_execve, "execve"}, {SYS_execveat, "execveat"},
-                  {SYS_clone, "clone"}};
+  bool starts_process;
+};
+constexpr forbidden_call kForbidden[] = {
+    {SYS_fork, "fork", true},          {SYS_vfork, "vfork", true},
+    {SYS_execve, "execve", true},      {SYS_execveat, "execveat", true},
+    {SYS_clone, "clone", true},        {SYS_setitimer, "setitimer", false},
+    {SYS_alarm, "alarm", false},       {SYS_timer_create, "timer_create", false},
+    {SYS_fcntl, "fcntl (signal-driven I/O, leases or notifications)", false},
+    {SYS_ioctl, "ioctl (FIOASYNC, FIOSETOWN or SIOCSPGRP)", false},
+    {SYS_io_uring_setup, "io_uring_setup", false}, {SYS_perf_event_open, "perf_event_open", false},
+    {SYS_mq_notify, "mq_notify", false}};
+constexpr unsigned kForbiddenCount = sizeof kForbidden / sizeof kForbidden[0];
 
 // A forbidden call traps here: record it and make it return -EPERM.
 void on_sigsys(int, siginfo_t* info, void* context) {
-  for (unsigned i = 0; i < sizeof kForbidden / sizeof kForbidden[0]; ++i)
+  for (unsigned i = 0; i < kForbiddenCount; ++i)
     if (kForbidden[i].nr == info->si_syscall) g_attempts.fetch_or(1u << i);
   static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RAX] = -EPERM;
+}
+
+// Appends `block` preceded by "if nr != `nr` skip it".
+void add_block(std::vector<sock_filter>& f, long nr, const std::vector<sock_filter>& block) {
+  f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<unsigned>(nr), 0, static_cast<unsigned char>(block.size())));
+  f.insert(f.end(), block.begin(), block.end());
+}
+
+sock_filter load_arg(int i) {
+  return BPF_STMT(BPF_LD | BPF_W | BPF_ABS, static_cast<unsigned>(offsetof(seccomp_data, args) + 8 * i));
 }
 
 }  // namespace
@@ -76,40 +102,79 @@ std::string forbid_processes() {
   if (sigaction(SIGSYS, &sa, nullptr) != 0) return std::string("sigaction(SIGSYS): ") + std::strerror(errno);
   constexpr unsigned kTrap = SECCOMP_RET_TRAP, kAllow = SECCOMP_RET_ALLOW;
   constexpr unsigned kNoSys = SECCOMP_RET_ERRNO | ENOSYS;
-  sock_filter filter[] = {
+  const sock_filter trap = BPF_STMT(BPF_RET | BPF_K, kTrap), allow = BPF_STMT(BPF_RET | BPF_K, kAllow);
+  auto jeq_trap = [&](std::vector<sock_filter>& b, unsigned value) {
+    b.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, value, 0, 1));
+    b.push_back(trap);
+  };
+  std::vector<sock_filter> f = {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
       BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, kAllow),  // not x86-64 system calls (x32, i386): not ours to judge
+      allow,  // not x86-64 system calls (x32, i386): not ours to judge
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, kNoSys),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fork, 4, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 3, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execve, 2, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_execveat, 1, 0),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 1, 4),
-      BPF_STMT(BPF_RET | BPF_K, kTrap),
-      // clone: a thread (CLONE_THREAD in the low word of the flags) is fine.
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])),
-      BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, kTrap),
-      BPF_STMT(BPF_RET | BPF_K, kAllow),
   };
-  sock_fprog prog{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+  add_block(f, SYS_clone3, {BPF_STMT(BPF_RET | BPF_K, kNoSys)});
+  for (const auto& c : kForbidden)
+    if (c.nr != SYS_clone && c.nr != SYS_fcntl && c.nr != SYS_ioctl) add_block(f, c.nr, {trap});
+  // clone: a thread (CLONE_THREAD in the low word of the flags) is fine.
+  add_block(f, SYS_clone, {load_arg(0), BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1), allow, trap});
+  // fcntl: the owner of a descriptor's signals, its signal, O_ASYNC, leases
+  // and directory notifications all deliver signals after the call.
+  std::vector<sock_filter> fcntl_block = {load_arg(1)};
+  for (unsigned cmd : {F_SETOWN, F_SETSIG, F_SETOWN_EX, F_SETLEASE, F_NOTIFY}) jeq_trap(fcntl_block, cmd);
+  fcntl_block.insert(fcntl_block.end(), {BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETFL, 0, 3), load_arg(2),
+                                         BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, O_ASYNC, 0, 1), trap, allow});
+  add_block(f, SYS_fcntl, fcntl_block);
+  std::vector<sock_filter> ioctl_block = {load_arg(1)};
+  for (unsigned req : {FIOASYNC, FIOSETOWN, SIOCSPGRP}) jeq_trap(ioctl_block, req);
+  ioctl_block.push_back(allow);
+  add_block(f, SYS_ioctl, ioctl_block);
+  f.push_back(allow);
+  sock_fprog prog{static_cast<unsigned short>(f.size()), f.data()};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno);
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) return std::string("seccomp: ") + std::strerror(errno);
+  // TSYNC: every thread of the process, the CUDA driver's too (a host
+  // function runs candidate code on a driver thread).
+  long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+  if (r != 0) return r > 0 ? "seccomp: thread " + std::to_string(r) + " cannot take the filter" : std::string("seccomp: ") + std::strerror(errno);
   return "";
 #else
   return "process bounds are implemented for x86-64 only";
 #endif
 }
 
-std::vector<std::string> process_attempts() {
+forbidden_attempts take_attempts() {
   unsigned bits = g_attempts.exchange(0);
-  std::vector<std::string> names;
-  for (unsigned i = 0; i < sizeof kForbidden / sizeof kForbidden[0]; ++i)
-    if (bits & (1u << i)) names.push_back(kForbidden[i].name);
-  return names;
+  forbidden_attempts out;
+  for (unsigned i = 0; i < kForbiddenCount; ++i)
+    if (bits & (1u << i)) (kForbidden[i].starts_process ? out.processes : out.deferred_work).push_back(kForbidden[i].name);
+  return out;
+}
+
+std::string deferred_work_state() {
+  std::string found;
+  auto add = [&](const std::string& what) { found += (found.empty() ? "" : "; ") + what; };
+  for (int which : {ITIMER_REAL, ITIMER_VIRTUAL, ITIMER_PROF}) {
+    itimerval t{};
+    if (getitimer(which, &t) == 0 && (t.it_value.tv_sec || t.it_value.tv_usec))
+      add("an armed interval timer (" + std::to_string(which) + ")");
+  }
+  for (int fd = 0; fd <= 4; ++fd) {
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0 && (fl & O_ASYNC)) add("O_ASYNC on descriptor " + std::to_string(fd));
+    f_owner_ex owner{};
+    if (fcntl(fd, F_GETOWN_EX, &owner) == 0 && owner.pid != 0) add("a signal owner on descriptor " + std::to_string(fd));
+  }
+  return found;
+}
+
+std::string drop_privileges(unsigned uid) {
+  if (getuid() != 0) return "the worker does not start as root";
+  gid_t gid = uid;
+  if (setgroups(0, nullptr) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0)
+    return std::string("setuid: ") + std::strerror(errno);
+  // Credentials changed: the kernel made /proc/self root's; the census reads it.
+  prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+  return getuid() == uid && geteuid() == uid ? "" : "the uid did not change";
 }
 
 bool sandbox_enabled() {
@@ -122,29 +187,38 @@ std::string isolate_network() {
   return std::string("unshare(CLONE_NEWNET): ") + std::strerror(errno);
 }
 
-std::string restrict_writes(const std::string& writable_dir, bool allow_gpu_devices) {
+std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices) {
   long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   if (abi < 1) return std::string("Landlock unavailable: ") + std::strerror(errno);
-  uint64_t rights = write_rights(abi);
+  const uint64_t write = write_rights(abi);
+  const uint64_t read_file = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE;
+  const uint64_t read_tree = read_file | LANDLOCK_ACCESS_FS_READ_DIR;
   landlock_ruleset_attr attr{};
-  attr.handled_access_fs = rights;
+  attr.handled_access_fs = write | read_tree;
   int ruleset = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));
   if (ruleset < 0) return std::string("landlock_create_ruleset: ") + std::strerror(errno);
-  std::string why = allow(ruleset, writable_dir, rights);
+  std::string why = allow(ruleset, own_dir, write | read_tree);
+  // The system's programs, libraries and configuration (the CUDA driver and
+  // toolkit among them), this namespace's /proc and /sys: no judge's files,
+  // no cache, no other scratch folder (those live under /tmp, /root, /home,
+  // /run or a build folder, none of them here).
+  for (const char* root : {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys"})
+    if (why.empty() && access(root, F_OK) == 0) why = allow(ruleset, root, read_tree);
   // Character devices need only WRITE_FILE (and TRUNCATE for O_TRUNC opens).
-  uint64_t device_rights = rights & (LANDLOCK_ACCESS_FS_WRITE_FILE
+  uint64_t device_rights = read_file | (write & (LANDLOCK_ACCESS_FS_WRITE_FILE
 #ifdef LANDLOCK_ACCESS_FS_TRUNCATE
-                                     | LANDLOCK_ACCESS_FS_TRUNCATE
+                                                 | LANDLOCK_ACCESS_FS_TRUNCATE
 #endif
-                                    );
-  if (why.empty()) why = allow(ruleset, "/dev/null", device_rights);
+                                                 ));
+  for (const char* dev : {"/dev/null", "/dev/zero", "/dev/urandom", "/dev/random"})
+    if (why.empty() && access(dev, F_OK) == 0) why = allow(ruleset, dev, device_rights);
   if (why.empty() && allow_gpu_devices) {
     if (DIR* d = opendir("/dev")) {
       while (dirent* e = readdir(d)) {
         if (std::strncmp(e->d_name, "nvidia", 6) != 0) continue;
         std::string path = std::string("/dev/") + e->d_name;
         // /dev/nvidia-caps is a folder of capability files: all of it.
-        std::string w = allow(ruleset, path, e->d_type == DT_DIR ? rights : device_rights);
+        std::string w = allow(ruleset, path, e->d_type == DT_DIR ? write | read_tree : device_rights);
         if (!w.empty()) why = w;
       }
       closedir(d);

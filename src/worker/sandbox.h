@@ -14,23 +14,39 @@ namespace cudal1 {
 /// down). Returns "" on success, else why not (needs root or user namespaces).
 std::string isolate_network();
 
-/// Restricts writes (creating, writing, truncating, removing, renaming files
-/// anywhere in the filesystem) to `writable_dir` and, for the CUDA backend,
-/// the /dev/nvidia* device files, with Landlock. Returns "" on success, else
-/// why not (a kernel without Landlock).
-std::string restrict_writes(const std::string& writable_dir, bool allow_gpu_devices);
+/// Restricts the filesystem with Landlock: reads and writes in `own_dir`
+/// (the worker's scratch folder); reads of the system's programs, libraries
+/// and configuration (/usr, /lib*, /bin, /sbin, /etc, /opt), /proc and /sys;
+/// /dev/null, zero, random, urandom and, for the CUDA backend, /dev/nvidia*.
+/// Binds the calling thread and threads it starts later, not threads that
+/// exist already. Returns "" on success, else why not.
+std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices);
 
-/// Forbids starting processes: fork, vfork, execve, execveat and clone
-/// without CLONE_THREAD fail with EPERM (threads stay allowed; clone3 fails
-/// with ENOSYS so the C library falls back to clone, whose flags a seccomp
-/// filter can read). Bounds processes for root too, where RLIMIT_NPROC does
-/// not. Each attempt is recorded for process_attempts(). Returns "" on
-/// success, else why not.
+/// Forbids, for every thread of the process: starting processes (fork,
+/// vfork, execve, execveat, clone without CLONE_THREAD; clone3 fails with
+/// ENOSYS so the C library falls back to clone, whose flags a seccomp filter
+/// can read), which binds root too; and setting up work to run after a call
+/// returns: interval and POSIX timers, signal-driven I/O (fcntl F_SETOWN,
+/// F_SETSIG, F_SETOWN_EX, F_SETFL with O_ASYNC, leases, directory
+/// notifications; ioctl FIOASYNC, FIOSETOWN, SIOCSPGRP), io_uring,
+/// perf events and message-queue notifications. Each attempt fails with
+/// EPERM and is recorded for take_attempts(). Returns "" on success, else why not.
 std::string forbid_processes();
 
-/// The forbidden calls attempted since the last call ("fork", "execve",
-/// "clone"), and forgets them.
-std::vector<std::string> process_attempts();
+struct forbidden_attempts {
+  std::vector<std::string> processes;      // calls that start a process
+  std::vector<std::string> deferred_work;  // calls that set up work for later
+};
+/// The forbidden calls attempted since the last call, and forgets them.
+forbidden_attempts take_attempts();
+
+/// What is set up to deliver a signal later, seen after a call: an armed
+/// interval timer, O_ASYNC or a signal owner on descriptors 0-4. Empty if none.
+std::string deferred_work_state();
+
+/// Becomes `uid` (and gid `uid`, no supplementary groups): no capabilities
+/// left. Returns "" on success, else why not (the worker is not root).
+std::string drop_privileges(unsigned uid);
 
 bool sandbox_enabled();
 

@@ -7,14 +7,18 @@
 //
 // Protocol (replies are {"ok": true, ...} or {"ok": false, "kind", "message"}):
 //   (start)        -> hello: {"device": {...}}
-//   load           {"library", "layout"}: map the exchange, copy the parameters into
-//                  memory of our own, restrict writes to the scratch folder, then
-//                  dlopen the candidate and find cudal1_forward
+//   load           {"layout"}: map the exchange, copy the parameters into memory of
+//                  our own, warm the driver up, start the kernel census, enter the
+//                  sandbox and take the thread baseline; until "open", a run writes
+//                  the outputs itself (the judge's probes: it times its requests
+//                  to learn their overhead before any candidate code exists here)
+//   open           {"library"}: dlopen the candidate and find cudal1_forward
 //   stage          {"arena", "shift", "sentinel"}: fresh inputs at fresh addresses
 //                  (copied from the exchange), outputs filled with sentinels, caches flushed
 //   run            {"census"}: the timed call: start .. cudal1_forward .. device sync
-//                  .. stop; then a census of threads and processes the call left
-//                  running and cache state it left behind; with census (the
+//                  .. stop; then a census of threads not in the baseline (taken before
+//                  the candidate loaded) still running, processes, work set up for
+//                  later (timers, signal-driven I/O) and cache state it left behind; with census (the
 //                  correctness trials), the kernels it launched (CUPTI), which
 //                  stops being recorded at the first call without it
 //   collect        outputs and (possibly modified) inputs back into the exchange
@@ -24,9 +28,13 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -79,15 +87,18 @@ cudal1_tensor make_tensor(const tensor_slot& slot, void* data) {
 
 class worker {
  public:
-  /// network: how the sandbox's network isolation went, for the load reply.
-  worker(std::unique_ptr<device> dev, std::string network) : dev_(std::move(dev)), network_(std::move(network)) {}
+  /// network: how the sandbox's network isolation went, for the load reply;
+  /// sandbox_uid: the unprivileged user to become (0: stay).
+  worker(std::unique_ptr<device> dev, std::string network, unsigned sandbox_uid)
+      : dev_(std::move(dev)), network_(std::move(network)), sandbox_uid_(sandbox_uid) {}
 
   json handle(const json& cmd) {
     std::string op = cmd.value("op", "");
     if (op == "load") return load(cmd);
-    if (!forward_) return failure("internal", "no candidate loaded");
+    if (op == "open") return open_library(cmd);
+    if (layout_.outputs.empty()) return failure("internal", "no layout loaded");
     if (op == "stage") return stage(cmd.at("arena").get<int>(), cmd.at("shift").get<uint64_t>(), cmd.value("sentinel", 0));
-    if (op == "run") return run(cmd.value("census", false));
+    if (op == "run") return run(cmd.value("census", false), cmd.value("probe_ms", 0.0));
     if (op == "collect") return collect();
     if (op == "return_params") return return_params();
     return failure("internal", "unknown command " + op);
@@ -119,16 +130,9 @@ class worker {
       if (auto st = dev_->copy(*mem, exchange_at(s), s.nbytes); !st) return failure("internal", st.message());
       params_.push_back(make_tensor(s, *mem));
     }
-    // Everything the worker itself opens is open: from here on, and before
-    // the candidate's static initializers run, writes stay in the scratch folder.
-    std::string filesystem = "not restricted (CUDAL1_SANDBOX=0)", processes = filesystem;
-    if (sandbox_enabled()) {
-      char cwd[4096];
-      std::string why = getcwd(cwd, sizeof cwd) ? restrict_writes(cwd, dev_->facts().backend == "cuda") : "no working folder";
-      filesystem = why.empty() ? "writes only to the scratch folder" : "not restricted: " + why;
-      std::string no_spawn = forbid_processes();
-      processes = no_spawn.empty() ? "threads only (fork, exec and process clones denied)" : "not restricted: " + no_spawn;
-    }
+    // The driver's lazily started threads (a host function's, say) start
+    // now, before the baseline, so they are never taken for the candidate's.
+    if (auto st = dev_->warm_up(); !st) return failure("internal", st.message());
     // Kernels are recorded from before the candidate's library loads, for
     // the census of the correctness trials.
     if (dev_->facts().backend == "cuda") {
@@ -138,12 +142,34 @@ class worker {
     } else {
       census_note_ = "unavailable on the cpu backend";
     }
+    // Everything the worker itself opens is open: from here on, and before
+    // the candidate's static initializers run, the sandbox holds.
+    json sandbox = {{"network", network_}};
+    if (sandbox_enabled()) {
+      char cwd[4096];
+      std::string why = getcwd(cwd, sizeof cwd) ? restrict_files(cwd, dev_->facts().backend == "cuda") : "no working folder";
+      sandbox["filesystem"] = why.empty() ? "reads and writes only in the scratch folder and the system's files" : "not restricted: " + why;
+      why = sandbox_uid_ ? drop_privileges(sandbox_uid_) : "no unprivileged user given (the judge is not root)";
+      sandbox["user"] = why.empty() ? "uid " + std::to_string(sandbox_uid_) + ", no capabilities" : "not dropped: " + why;
+      std::string no_spawn = forbid_processes();
+      sandbox["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied)"
+                                              : "not restricted: " + no_spawn;
+    } else {
+      for (const char* layer : {"filesystem", "user", "processes"}) sandbox[layer] = "not restricted (CUDAL1_SANDBOX=0)";
+    }
+    sandbox["pid_namespace"] = getpid() == 1 ? "own (a private /proc)" : "shared: the judge could not create one (needs root)";
+    baseline_threads_ = list_threads();
+    return {{"ok", true}, {"sandbox", sandbox}};
+  }
+
+  json open_library(const json& cmd) {
     std::string library = cmd.at("library").get<std::string>();
     void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) return failure("load_error", dlerror());
     forward_ = reinterpret_cast<forward_fn>(dlsym(handle, "cudal1_forward"));
     if (!forward_) return failure("missing_entry", "the candidate does not define cudal1_forward (extern \"C\", see cudal1/abi.h)");
-    return {{"ok", true}, {"sandbox", {{"network", network_}, {"filesystem", filesystem}, {"processes", processes}}}};
+    candidate_loaded_ = true;
+    return {{"ok", true}};
   }
 
   json stage(int arena, uint64_t shift, int sentinel) {
@@ -166,24 +192,35 @@ class worker {
     return {{"ok", true}};
   }
 
-  json run(bool census) {
+  json run(bool census, double probe_ms) {
     if (census_ && !census) census_->stop();  // the trials are over: timed calls pay nothing
     if (census_ && census) census_->begin();
-    std::set<std::string> threads_before = list_threads();
     if (auto st = dev_->start_timer(); !st) return failure("runtime_error", st.message());
-    int rc = forward_(args_.data(), static_cast<int>(args_.size()), params_.data(), static_cast<int>(params_.size()),
-                      outs_.data(), static_cast<int>(outs_.size()), dev_->stream());
+    int rc = 0;
+    if (candidate_loaded_) {
+      rc = forward_(args_.data(), static_cast<int>(args_.size()), params_.data(), static_cast<int>(params_.size()),
+                    outs_.data(), static_cast<int>(outs_.size()), dev_->stream());
+    } else {
+      // A probe: the outputs written once by the worker, so the memory a call
+      // leaves behind is like a candidate's, then a wait of probe_ms, since
+      // the judge's wake-up after a call grows with the call's length.
+      auto begin = std::chrono::steady_clock::now();
+      for (size_t i = 0; i < outs_.size(); ++i)
+        if (auto st = dev_->fill_sentinel(outs_[i].data, layout_.outputs[i].nbytes, outs_[i].dtype, 1); !st)
+          return failure("runtime_error", st.message());
+      if (auto st = dev_->synchronize(); !st) return failure("runtime_error", st.message());
+      while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count() < probe_ms) {
+      }
+    }
     auto ms = dev_->stop_timer();
-    // Census, outside the window: threads the call left running, and cache
-    // state it left behind.
+    // Census, outside the window: threads not in the baseline (taken before
+    // the candidate loaded) that are still running. A thread the call joined
+    // may still be listed for a moment, but it is exiting (PF_EXITING) or dead.
     json new_threads = json::array();
     for (const auto& tid : list_threads()) {
-      if (threads_before.count(tid)) continue;
+      if (baseline_threads_.count(tid) || !thread_running(tid)) continue;
       std::string name = thread_name(tid);
-      // The CUDA driver starts threads of its own ("cuda-EvtHandlr", ...) on
-      // a library's first call; the candidate's threads carry our name.
-      if (dev_->facts().backend == "cuda" && name.rfind("cuda", 0) == 0 && name != process_name_) continue;
-      new_threads.push_back(name.empty() ? tid : name);
+      new_threads.push_back(name.empty() ? tid : name + " (" + tid + ")");
     }
     std::string cache = dev_->cache_tampering();
     json kernels = json::array();
@@ -194,11 +231,14 @@ class worker {
     }
     json children = json::array();
     for (const auto& pid : child_processes()) children.push_back(pid);
-    json denied = process_attempts();
+    forbidden_attempts attempts = take_attempts();
+    json denied = attempts.processes;
+    std::string deferred = deferred_work_state();
+    for (const auto& call : attempts.deferred_work) deferred += (deferred.empty() ? "" : "; ") + ("a denied " + call);
     if (!ms) return failure("runtime_error", ms.message());
     if (rc != 0) return failure("runtime_error", "cudal1_forward returned " + std::to_string(rc));
     json reply = {{"ok", true}, {"ms", *ms}, {"new_threads", new_threads}, {"child_processes", children},
-                  {"process_attempts", denied}, {"cache_tampering", cache}};
+                  {"process_attempts", denied}, {"deferred_work", deferred}, {"cache_tampering", cache}};
     if (census) {
       if (census_) reply["kernels"] = kernels;
       else reply["census"] = census_note_;
@@ -224,6 +264,22 @@ class worker {
       closedir(d);
     }
     return tids;
+  }
+
+  // Whether a thread still runs: not gone, not a zombie, not exiting.
+  static bool thread_running(const std::string& tid) {
+    std::ifstream in("/proc/self/task/" + tid + "/stat");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    size_t close = text.rfind(')');
+    if (close == std::string::npos) return false;
+    std::istringstream fields(text.substr(close + 2));
+    std::string state, skip;
+    unsigned long long flags = 0;
+    fields >> state;
+    for (int i = 0; i < 5; ++i) fields >> skip;  // ppid pgrp session tty_nr tpgid, then flags
+    fields >> flags;
+    constexpr unsigned long long kExiting = 0x4;  // PF_EXITING
+    return state != "Z" && state != "X" && !(flags & kExiting);
   }
 
   static std::string thread_name(const std::string& tid) {
@@ -258,9 +314,11 @@ class worker {
   std::unique_ptr<kernel_census> census_;  // CUDA only; stopped after the trials
   std::string census_note_;
   std::string network_;
-  std::string process_name_ = thread_name("self");  // "cudal1-worker": inherited by threads the candidate starts
+  unsigned sandbox_uid_ = 0;
+  std::set<std::string> baseline_threads_;  // the worker's and the driver's, before the candidate loaded
   exchange_layout layout_;
   forward_fn forward_ = nullptr;
+  bool candidate_loaded_ = false;  // before "open", calls are the judge's probes
   char* exchange_ = nullptr;
   char* arenas_[2] = {nullptr, nullptr};
   std::vector<cudal1_tensor> args_, outs_, params_;
@@ -269,15 +327,22 @@ class worker {
 int worker_main(int argc, char** argv) {
   std::string backend = "cpu";
   uint64_t flush_bytes = 64ull << 20;
+  unsigned sandbox_uid = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--backend" && i + 1 < argc) backend = argv[++i];
     else if (a == "--flush-bytes" && i + 1 < argc) flush_bytes = std::stoull(argv[++i]);
+    else if (a == "--sandbox-uid" && i + 1 < argc) sandbox_uid = static_cast<unsigned>(std::stoul(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: cudal1-worker --backend cpu|cuda [--flush-bytes N] (started by cudal1)\n");
+      std::fprintf(stderr, "usage: cudal1-worker --backend cpu|cuda [--flush-bytes N] [--sandbox-uid UID] (started by cudal1)\n");
       return 2;
     }
   }
+  // As init of its own PID namespace the worker ignores signals it has no
+  // handler for, even those the kernel sends when a limit is hit (SIGXFSZ
+  // for a flooded log, SIGXCPU): they end it here, as they would elsewhere.
+  for (int sig : {SIGXFSZ, SIGXCPU, SIGPIPE, SIGABRT, SIGTERM, SIGHUP, SIGINT, SIGALRM, SIGUSR1, SIGUSR2})
+    std::signal(sig, [](int sig) { _exit(128 + sig); });
   // No network for the candidate, before anything else runs here.
   std::string network = "not isolated (CUDAL1_SANDBOX=0)";
   if (sandbox_enabled()) {
@@ -298,7 +363,7 @@ int worker_main(int argc, char** argv) {
   json facts = facts_to_json(dev->facts());
   if (backend == "cuda") facts["kernel_census"] = kernel_census::availability();
   send({{"ok", true}, {"device", facts}});
-  worker w(std::move(dev), network);
+  worker w(std::move(dev), network, sandbox_uid);
   FILE* commands = fdopen(3, "r");
   if (!commands) return 3;
   char* line = nullptr;
