@@ -163,7 +163,9 @@ int main(int argc, char** argv) {
   for (int i = 0; i < std::min(warm, 2); ++i) {
     auto t0 = std::chrono::steady_clock::now();
     auto j = judge_candidate(task, candidate, opt, quiet);
-    if (!j || j->outcome != verdict::correct) return std::fprintf(stderr, "judge_bench: judgment failed\n"), 1;
+    if (!j || j->outcome != verdict::correct)
+      return std::fprintf(stderr, "judge_bench: judgment without the reference server failed: %s\n",
+                          j ? j->message.c_str() : j.message().c_str()), 1;
     no_server_s.push_back(seconds_since(t0));
     std::printf("  warm, no reference server %d: %.2f s, speedup %.3f\n", i + 1, no_server_s.back(), *j->speedup);
   }

@@ -352,7 +352,7 @@ class judgment_run {
     spawn.working_dir = sandbox_dir_;
     // Its own namespaces (no other process to see or signal) and none of the
     // judge's environment: only what the worker and CUDA need.
-    spawn.isolate = opt_.defenses;
+    spawn.isolate = opt_.defenses && env_or("CUDAL1_NAMESPACES", "1") != "0";
     spawn.clean_env = true;
     spawn.env = {"HOME=" + sandbox_dir_, "TMPDIR=" + sandbox_dir_, "LANG=C.UTF-8", "CUDA_CACHE_DISABLE=1"};
     for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"})

@@ -42,6 +42,7 @@ class worker_channel {
   /// Ends the worker at once (SIGKILL to its process group).
   void kill();
   const std::string& log_path() const { return log_path_; }
+  pid_t pid() const { return process_.pid(); }
   /// The last lines the worker's process printed (its stdout and stderr).
   std::string log_tail(int lines = 20) const;
 

@@ -130,9 +130,6 @@ class worker {
       if (auto st = dev_->copy(*mem, exchange_at(s), s.nbytes); !st) return failure("internal", st.message());
       params_.push_back(make_tensor(s, *mem));
     }
-    // The driver's lazily started threads (a host function's, say) start
-    // now, before the baseline, so they are never taken for the candidate's.
-    if (auto st = dev_->warm_up(); !st) return failure("internal", st.message());
     // Kernels are recorded from before the candidate's library loads, for
     // the census of the correctness trials.
     if (dev_->facts().backend == "cuda") {
@@ -142,6 +139,9 @@ class worker {
     } else {
       census_note_ = "unavailable on the cpu backend";
     }
+    // The driver's lazily started threads (a host function's, say) start
+    // now, before the baseline, so they are never taken for the candidate's.
+    if (auto st = dev_->warm_up(); !st) return failure("internal", st.message());
     // Everything the worker itself opens is open: from here on, and before
     // the candidate's static initializers run, the sandbox holds.
     json sandbox = {{"network", network_}};
@@ -193,7 +193,8 @@ class worker {
   }
 
   json run(bool census, double probe_ms) {
-    if (census_ && !census) census_->stop();  // the trials are over: timed calls pay nothing
+    // The trials are over: timed calls pay nothing (probes come before them).
+    if (census_ && !census && candidate_loaded_) census_->stop();
     if (census_ && census) census_->begin();
     if (auto st = dev_->start_timer(); !st) return failure("runtime_error", st.message());
     int rc = 0;
