@@ -11,12 +11,19 @@ namespace cudal1 {
 
 /// Judges the candidate again in fresh processes with fresh seeds (and no
 /// further re-check). The first judgment stands only if the second is
-/// correct too and its speedup within options.recheck_tolerance; otherwise
-/// it becomes the second's verdict, or rejected as unstable_speedup.
+/// correct too and its speedup within recheck_agreement() of the first;
+/// otherwise it becomes the second's verdict, or rejected as
+/// unstable_speedup. Where it stands, the lower of the two speedups is kept.
 /// Precondition: first is correct with a speedup.
 /// `why` says what made the speedup implausible.
 result<judgment> recheck_speedup(judgment first, const std::string& task_path, const std::string& candidate_path,
                                  const judge_options& options, const std::string& why, progress_sink& progress);
+
+/// How far apart (relative) two judgments' speedups may be: four standard
+/// errors of their difference (each judgment's speedup_error_rel), at least
+/// `least` (options.recheck_tolerance, CUDA-L1's 10%) and at most three
+/// times it; `least` where either error is unknown.
+double recheck_agreement(double least, std::optional<double> error1, std::optional<double> error2);
 
 /// Why a correct judgment's speedup must be re-measured (CUDA-L1's triggers:
 /// above options.recheck_above, or above options.recheck_above_best times

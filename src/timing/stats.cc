@@ -71,4 +71,27 @@ sample_summary summarize_samples(std::span<const double> samples_ms) {
   return summary;
 }
 
+double speedup_error_rel(std::span<const double> ref_ms, std::span<const double> cand_ms, int blocks) {
+  const double inf = std::numeric_limits<double>::infinity();
+  if (ref_ms.size() != cand_ms.size() || blocks < 2 || ref_ms.size() < 4 * static_cast<size_t>(blocks)) return inf;
+  std::vector<double> speedups, ref, cand;
+  for (int b = 0; b < blocks; ++b) {
+    size_t from = ref_ms.size() * b / blocks, to = ref_ms.size() * (b + 1) / blocks;
+    ref.assign(ref_ms.begin() + from, ref_ms.begin() + to);
+    cand.assign(cand_ms.begin() + from, cand_ms.begin() + to);
+    std::sort(ref.begin(), ref.end());
+    std::sort(cand.begin(), cand.end());
+    double c = sorted_quantile(cand, 0.5);
+    if (!(c > 0)) return inf;
+    speedups.push_back(sorted_quantile(ref, 0.5) / c);
+  }
+  double mean = 0;
+  for (double s : speedups) mean += s;
+  mean /= blocks;
+  double ss = 0;
+  for (double s : speedups) ss += (s - mean) * (s - mean);
+  if (!(mean > 0)) return inf;
+  return std::sqrt(ss / (blocks - 1)) / mean / std::sqrt(static_cast<double>(blocks));
+}
+
 }  // namespace cudal1

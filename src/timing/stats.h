@@ -34,4 +34,15 @@ double sorted_quantile(std::span<const double> sorted, double q);
 /// Precondition: sorted ascending, values finite and >= 0.
 double median_ci_rel(std::span<const double> sorted);
 
+/// The relative standard error of a speedup (reference median over candidate
+/// median) from paired samples in call order, by batch means: the pairs are
+/// cut into `blocks` runs of consecutive calls, each run gives a speedup
+/// (its reference median over its candidate median), and the error is the
+/// standard deviation of those over their mean and sqrt(blocks). Unlike the
+/// median's confidence interval, which assumes independent samples, this
+/// sees a machine whose speed drifts over a judgment (a reference driven by
+/// Python is such a case: runs of slower calls seconds long).
+/// Returns +infinity with fewer than 4 pairs per block, or unequal inputs.
+double speedup_error_rel(std::span<const double> ref_ms, std::span<const double> cand_ms, int blocks = 8);
+
 }  // namespace cudal1

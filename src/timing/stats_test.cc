@@ -116,5 +116,32 @@ TEST(median_ci_rel, zero_median_with_spread_is_infinite) {
   EXPECT_TRUE(std::isinf(median_ci_rel(x)));
 }
 
+TEST(speedup_error_rel, zero_for_a_steady_ratio_even_when_both_sides_drift) {
+  // Both sides slow down together (a drifting machine): every block's ratio is 2.
+  std::vector<double> ref, cand;
+  for (int i = 0; i < 64; ++i) {
+    double speed = 1.0 + 0.5 * (i / 16);
+    ref.push_back(2.0 * speed);
+    cand.push_back(speed);
+  }
+  EXPECT_NEAR(speedup_error_rel(ref, cand), 0.0, 1e-12);
+}
+
+TEST(speedup_error_rel, sees_drift_that_the_median_interval_does_not) {
+  // The reference is slow for the second half of the judgment: the blocks'
+  // speedups are 2 and 3, so the error is their spread over sqrt(8).
+  std::vector<double> ref, cand(80, 1.0);
+  for (int i = 0; i < 80; ++i) ref.push_back(i < 40 ? 2.0 : 3.0);
+  double mean = 2.5, sd = std::sqrt(4 * 0.25 * 2 / 7.0);  // four blocks at 2, four at 3
+  EXPECT_NEAR(speedup_error_rel(ref, cand), sd / mean / std::sqrt(8.0), 1e-12);
+}
+
+TEST(speedup_error_rel, infinite_without_enough_pairs_or_with_unequal_sides) {
+  std::vector<double> few(31, 1.0), more(32, 1.0);
+  EXPECT_TRUE(std::isinf(speedup_error_rel(few, few)));
+  EXPECT_FALSE(std::isinf(speedup_error_rel(more, more)));
+  EXPECT_TRUE(std::isinf(speedup_error_rel(more, few)));
+}
+
 }  // namespace
 }  // namespace cudal1
