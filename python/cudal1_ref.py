@@ -592,6 +592,9 @@ def serve_requests(commands, replies):
         replies.write(json.dumps(obj, allow_nan=False) + "\n")
         replies.flush()
 
+    if os.environ.get("CUDAL1_CPU"):
+        os.sched_setaffinity(0, {int(os.environ["CUDAL1_CPU"])})
+
     reply({"ok": True, "torch": torch.__version__, "python": sys.version.split()[0],
            "cuda": bool(torch.cuda.is_available())})
     ref = Reference()

@@ -38,6 +38,9 @@ judge options:
   --seed N                  reproduce a judgment's inputs (default: random)
   --cache-dir DIR           compile cache (default: $CUDAL1_CACHE_DIR or
                             ~/.cache/cudal1)
+  --cpu auto|none|N         the CPU both workers (reference and candidate) run on,
+                            so both see the same core (default auto: on CUDA the
+                            last CPU cudal1 may use, on the CPU backend none)
   --keep-scratch            keep the judgment's scratch folder (logs)
   --no-ref-server           start the reference's Python afresh (pays torch's
                             import every time) instead of forking it from the
@@ -65,6 +68,7 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
     }
   }
   else if (flag == "--cache-dir") *ok = r.value(&opt.cache_dir);
+  else if (flag == "--cpu") *ok = r.value(&opt.cpu);
   else if (flag == "--trials") *ok = r.integer(&opt.trials, 1);
   else if (flag == "--timeout") *ok = r.number(&opt.call_timeout_s, 0.1);
   else if (flag == "--compile-timeout") *ok = r.number(&opt.compile_timeout_s, 1);

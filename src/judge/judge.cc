@@ -11,6 +11,7 @@
 #include "judge/recheck.h"
 #include "timing/clock_check.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -55,6 +56,35 @@ std::string cache_dir_of(const judge_options& options) {
 
 std::string auto_backend() { return file_exists("/dev/nvidiactl") ? "cuda" : "cpu"; }
 
+result<int> choose_cpu(const std::string& choice, const std::string& backend) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
+  if (choice == "none" || (choice == "auto" && backend != "cuda")) return -1;
+  if (choice == "auto") {
+    // The last CPU this process may use: the first ones take more of the
+    // system's interrupts and housekeeping.
+    for (int c = CPU_SETSIZE - 1; c >= 0; --c)
+      if (CPU_ISSET(c, &allowed)) return c;
+    return -1;
+  }
+  char* end = nullptr;
+  long c = std::strtol(choice.c_str(), &end, 10);
+  if (choice.empty() || *end != '\0' || c < 0 || c >= CPU_SETSIZE)
+    return make_error("--cpu must be auto, none or a CPU number, not '" + choice + "'");
+  if (!CPU_ISSET(c, &allowed)) return make_error("--cpu " + choice + ": this process may not run on CPU " + choice);
+  return static_cast<int>(c);
+}
+
+json order_effect(const std::vector<double>& ref_ms, const std::vector<bool>& ref_first) {
+  std::vector<double> first, second;
+  for (size_t i = 0; i < ref_ms.size() && i < ref_first.size(); ++i) (ref_first[i] ? first : second).push_back(ref_ms[i]);
+  if (first.empty() || second.empty()) return nullptr;
+  double a = summarize_samples(first).median_ms, b = summarize_samples(second).median_ms;
+  return {{"first_median_ms", a}, {"second_median_ms", b}, {"first_pairs", first.size()}, {"second_pairs", second.size()},
+          {"second_over_first", a > 0 ? json(b / a) : json(nullptr)}};
+}
+
 result<std::string> resolve_backend(const std::string& candidate_path, const std::string& requested) {
   std::string ext = std::filesystem::path(candidate_path).extension().string();
   std::string natural;
@@ -73,7 +103,8 @@ constexpr double kRefCallTimeoutS = 300;   // one reference call or check
 constexpr uint64_t kCpuFlushBytes = 64ull << 20;
 constexpr uint64_t kCudaFlushBytes = 256ull << 20;  // >= 2x the L2 of an H200 (60 MB) or B200 (126 MB)
 constexpr unsigned kSandboxUid = 65534;  // nobody: the candidate worker's user where the judge is root
-constexpr int kOverheadProbes = 24;      // calls timed before the candidate loads, the worker's own
+constexpr int kWarmupProbes = 4;         // first calls of the worker's own, not kept (cold paths)
+constexpr int kOverheadProbes = 32;      // calls timed before the candidate loads, the worker's own
 constexpr double kProbeMs[] = {0.02, 0.2, 2, 20};  // their lengths
 
 class judgment_run {
@@ -194,6 +225,9 @@ class judgment_run {
       if (!backend) return backend.err();
       j_.backend = *backend;
     }
+    auto cpu = choose_cpu(opt_.cpu, j_.backend);
+    if (!cpu) return cpu.err();
+    j_.cpu = *cpu;
     auto data = data_dir();
     if (!data) return data.err();
     data_dir_ = *data;
@@ -268,6 +302,7 @@ class judgment_run {
     std::string log = scratch_ + "/reference.log";
     // Idle OpenMP threads of the reference must not spin while the candidate runs.
     std::vector<std::string> env = {"OMP_WAIT_POLICY=PASSIVE", "PYTHONDONTWRITEBYTECODE=1"};
+    if (j_.cpu >= 0) env.push_back("CUDAL1_CPU=" + std::to_string(j_.cpu));
     if (reference_server_enabled() && opt_.reference_server) {
       bool unusable = false;
       reference_fork_request req{python, script, log, env};
@@ -345,6 +380,7 @@ class judgment_run {
     if (auto s = make_dirs(sandbox_dir_); !s) return s;
     worker_spawn spawn;
     spawn.argv = {worker_exe_, "--backend", j_.backend};
+    if (j_.cpu >= 0) spawn.argv.insert(spawn.argv.end(), {"--cpu", std::to_string(j_.cpu)});
     if (opt_.defenses && geteuid() == 0 && chown(sandbox_dir_.c_str(), kSandboxUid, kSandboxUid) == 0) {
       spawn.argv.insert(spawn.argv.end(), {"--sandbox-uid", std::to_string(kSandboxUid)});
     }
@@ -433,10 +469,11 @@ class judgment_run {
     // longer sleep, a deeper idle state: +0.1 ms after a 2 ms CPU call here),
     // so the probes last from 0.02 to 20 ms and a candidate is compared with
     // those nearest its own length.
-    for (int i = 0; i < kOverheadProbes; ++i) {
-      double probe_ms = kProbeMs[i % std::size(kProbeMs)];
+    for (int i = -kWarmupProbes; i < kOverheadProbes; ++i) {
+      double probe_ms = kProbeMs[(i + kWarmupProbes) % std::size(kProbeMs)];
       auto probe = time_call_requests(false, probe_ms);
       if (!probe) return candidate_failure("timing the worker's requests", probe.err_reply);
+      if (i < 0) continue;
       probes_[probe_ms].excess_ms.push_back(probe.excess_ms);
       probes_[probe_ms].around_ms.push_back(probe.around_ms);
     }
@@ -566,6 +603,7 @@ class judgment_run {
       j_.requests_ms["prepare"].push_back(prep.wall_ms);
     }
     bool candidate_first = rng_() & 1;
+    if (timing_) reference_first_.push_back(!candidate_first);
     for (int side = 0; side < 2; ++side) {
       if ((side == 0) == candidate_first) {
         // The trials also take the kernel census (untimed figures, so its cost
@@ -769,6 +807,9 @@ class judgment_run {
     j_.candidate.summary = summarize_samples(j_.candidate.samples_ms);
     j_.outcome = verdict::correct;
     if (j_.candidate.summary->median_ms > 0) j_.speedup = j_.reference.summary->median_ms / j_.candidate.summary->median_ms;
+    double error = speedup_error_rel(j_.reference.samples_ms, j_.candidate.samples_ms);
+    if (std::isfinite(error)) j_.speedup_error_rel = error;
+    j_.reference_order = order_effect(j_.reference.samples_ms, reference_first_);
     return check_speed_of_light();
   }
 
@@ -905,6 +946,7 @@ class judgment_run {
   std::map<double, probe_series> probes_;
   int probe_count_ = 0;
   std::vector<double> cand_excess_ms_, cand_around_ms_;
+  std::vector<bool> reference_first_;  // per timed pair: the reference ran first
 };
 
 }  // namespace

@@ -41,6 +41,13 @@ struct judge_options {
   /// (only library kernels, or none): needs the kernel census (CUDA, CUPTI).
   bool require_custom_kernel = false;
   bool keep_scratch = false;
+  /// The CPU both workers run on, so that the reference and the candidate
+  /// see the same core (their medians otherwise drift apart with the host's
+  /// load on separate cores): "auto" (on CUDA the last CPU this process may
+  /// use; on the CPU backend none, as its reference and candidate may use
+  /// threads), "none", or a CPU number. Judgments on several GPUs at once
+  /// each need a CPU of their own.
+  std::string cpu = "auto";
   /// For measuring what the defenses cost (judge_bench) only: false keeps the
   /// correctness trials as they are but then reuses one input set, checks no
   /// timed output, takes no kernel census or float64 check, and runs the
@@ -106,6 +113,17 @@ std::string cache_dir_of(const judge_options& options);
 /// The backend "auto" means where no candidate file says: "cuda" when the
 /// machine has an NVIDIA driver (/dev/nvidiactl), else "cpu".
 std::string auto_backend();
+
+/// The CPU a judgment's workers are pinned to for options.cpu ("auto",
+/// "none" or a number) on `backend`; -1 for none. Errors: not a CPU number,
+/// or a CPU this process may not use.
+result<int> choose_cpu(const std::string& choice, const std::string& backend);
+
+/// The reference's median when it ran first in its timed pair and when it
+/// ran second (after the candidate), or null when either is missing: work
+/// the candidate leaves behind (on the GPU, or on the CPU both share) slows
+/// the reference that runs after it.
+nlohmann::json order_effect(const std::vector<double>& ref_ms, const std::vector<bool>& ref_first);
 
 /// The backend a candidate file runs on: "cuda" for .cu, "cpu" for .cpp/.cc;
 /// checks an explicit choice against the extension.

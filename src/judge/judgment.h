@@ -49,6 +49,11 @@ struct judgment {
   std::string message;  // why, for anything but correct (trimmed compiler output, the crash)
   std::optional<double> speedup;
   std::optional<double> recheck_speedup;  // the re-measurement in fresh processes, when there was one
+  /// The speedup's relative standard error (speedup_error_rel(): batch means
+  /// over the timed pairs in call order); empty with too few pairs.
+  std::optional<double> speedup_error_rel;
+  /// The CPU both workers were pinned to (-1: not pinned).
+  int cpu = -1;
   side_timing reference, candidate;
   error_figures error;
   std::vector<check_result> checks;
@@ -87,6 +92,8 @@ struct judgment {
   /// The judge's wall clock around each kind of worker request of the call
   /// loop (prepare, reference_run, stage, run, collect, check), per call.
   std::map<std::string, std::vector<double>> requests_ms;
+  /// The reference's median by its place in the timed pairs (order_effect()).
+  nlohmann::json reference_order = nullptr;
   /// The judge's clock against the worker's window (see timing/clock_check.h).
   nlohmann::json judge_clock = nullptr;
 };

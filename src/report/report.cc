@@ -1,5 +1,6 @@
 #include "report/report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -50,6 +51,7 @@ json judgment_to_json(const judgment& j) {
   return {{"verdict", to_string(j.outcome)},
           {"speedup", optional_number(j.speedup)},
           {"recheck_speedup", optional_number(j.recheck_speedup)},
+          {"speedup_error_rel", optional_number(j.speedup_error_rel)},
           {"reference", timing_json(j.reference)},
           {"candidate", timing_json(j.candidate)},
           {"error", error},
@@ -74,15 +76,18 @@ json judgment_to_json(const judgment& j) {
           {"trials", j.trials},
           {"stop_reason", j.stop_reason},
           {"seed", j.seed},
+          {"cpu", j.cpu >= 0 ? json(j.cpu) : json(nullptr)},
           {"seconds", j.total_s},
           {"phases_s", phases},
-          {"requests_ms", requests}, {"judge_clock", j.judge_clock}};
+          {"requests_ms", requests}, {"judge_clock", j.judge_clock}, {"reference_order", j.reference_order}};
 }
 
 std::string judgment_summary(const judgment& j) {
   std::string name = std::filesystem::path(j.candidate_path).filename().string();
   std::string out = name + ": " + to_string(j.outcome);
   if (j.speedup) out += fmt("  speedup %.3fx", *j.speedup);
+  if (j.speedup && j.speedup_error_rel && std::isfinite(*j.speedup_error_rel))
+    out += fmt(" (+-%.1f%%)", 100 * *j.speedup_error_rel);
   out += "\n";
   if (j.reference.summary && j.candidate.summary) {
     const auto &r = *j.reference.summary, &c = *j.candidate.summary;

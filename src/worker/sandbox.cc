@@ -114,6 +114,10 @@ std::string forbid_processes() {
       BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
   };
   add_block(f, SYS_clone3, {BPF_STMT(BPF_RET | BPF_K, kNoSys)});
+  // The judge pinned the worker to the CPU its reference runs on: a
+  // candidate may not move off it (an OpenMP runtime that binds threads
+  // gets EPERM and carries on).
+  add_block(f, SYS_sched_setaffinity, {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)});
   for (const auto& c : kForbidden)
     if (c.nr != SYS_clone && c.nr != SYS_fcntl && c.nr != SYS_ioctl) add_block(f, c.nr, {trap});
   // clone: a thread (CLONE_THREAD in the low word of the flags) is fine.

@@ -26,6 +26,7 @@
 //   quit
 #include <dirent.h>
 #include <dlfcn.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -152,7 +153,7 @@ class worker {
       why = sandbox_uid_ ? drop_privileges(sandbox_uid_) : "no unprivileged user given (the judge is not root)";
       sandbox["user"] = why.empty() ? "uid " + std::to_string(sandbox_uid_) + ", no capabilities" : "not dropped: " + why;
       std::string no_spawn = forbid_processes();
-      sandbox["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied)"
+      sandbox["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied; CPU affinity fixed)"
                                               : "not restricted: " + no_spawn;
     } else {
       for (const char* layer : {"filesystem", "user", "processes"}) sandbox[layer] = "not restricted (CUDAL1_SANDBOX=0)";
@@ -329,15 +330,25 @@ int worker_main(int argc, char** argv) {
   std::string backend = "cpu";
   uint64_t flush_bytes = 64ull << 20;
   unsigned sandbox_uid = 0;
+  int cpu = -1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--backend" && i + 1 < argc) backend = argv[++i];
     else if (a == "--flush-bytes" && i + 1 < argc) flush_bytes = std::stoull(argv[++i]);
     else if (a == "--sandbox-uid" && i + 1 < argc) sandbox_uid = static_cast<unsigned>(std::stoul(argv[++i]));
+    else if (a == "--cpu" && i + 1 < argc) cpu = std::stoi(argv[++i]);
     else {
-      std::fprintf(stderr, "usage: cudal1-worker --backend cpu|cuda [--flush-bytes N] [--sandbox-uid UID] (started by cudal1)\n");
+      std::fprintf(stderr, "usage: cudal1-worker --backend cpu|cuda [--flush-bytes N] [--sandbox-uid UID] [--cpu N] (started by cudal1)\n");
       return 2;
     }
+  }
+  // On the CPU the judge chose, before any thread exists: every thread the
+  // driver or the candidate starts inherits it.
+  if (cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
   }
   // As init of its own PID namespace the worker ignores signals it has no
   // handler for, even those the kernel sends when a limit is hit (SIGXFSZ
