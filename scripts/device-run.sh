@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests suites check-bench bench stability)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites check-bench bench stability)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -26,6 +26,9 @@ for step in $steps; do
          echo "--- the failed ones again, without the sandbox (CUDAL1_SANDBOX=0):"
          CUDAL1_SANDBOX=0 ctest --rerun-failed 2>&1 | grep -E "Test +#|tests passed"
        fi) ;;
+    cpu-tests)  # the CPU backend's end-to-end tests (the whole CPU hack corpus) on this machine too
+      (cd /work/main/build && ctest -L e2e -j4 --output-on-failure > "$out/cpu-tests.log" 2>&1
+       grep -E "tests passed|Failed|\*\*\*" "$out/cpu-tests.log") ;;
     hacks)
       for c in examples/swish/cuda/hack_*.cu; do build/bin/cudal1 eval -q examples/swish/task.py "$c" --timeout 3 --time-budget 0.5; done ;;
     suites)  # every task: its solution judged, else its reference timed
