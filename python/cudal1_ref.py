@@ -124,6 +124,9 @@ class Reference:
     def init(self, msg):
         self.backend = msg["backend"]
         self.device = torch.device("cuda" if self.backend == "cuda" else "cpu")
+        # What this worker measured for the caches (the calibration, the FLOP
+        # count): the judge writes them, only for a final verdict that stands.
+        self.cache_updates = {}
         # Where init's time goes (seconds per step), reported with the reply.
         init_s, clock = {}, [time.perf_counter()]
 
@@ -188,7 +191,7 @@ class Reference:
             "ok": True, "inputs": self.arg_specs, "outputs": self.out_specs, "params": self.param_specs,
             "exchange": exchange_desc, "profile": profile, "torch": torch.__version__,
             "python": sys.version.split()[0], "device_name": self.device_name(), "speed_of_light": sol,
-            "precise_reference": self.precise_note, "init_s": init_s,
+            "precise_reference": self.precise_note, "init_s": init_s, "cache_updates": self.cache_updates,
             "output_check": output_check_note() if self.device.type == "cuda" else "PyTorch operations",
         }
 
@@ -235,16 +238,11 @@ class Reference:
                 known = json.load(f)
         except (OSError, ValueError):
             known = {}
-        if not isinstance(known, dict):
-            known = {}
-        if key in known:
+        if isinstance(known, dict) and key in known:
             return known[key]
         flops = count_flops(self.model, args)
-        known[key] = flops
-        try:
-            write_json_atomic(path, known)
-        except OSError:
-            pass  # counted again next time
+        # The judge writes it, once the judgment's final verdict stands.
+        self.cache_updates["flops"] = {"key": key, "flops": flops}
         return flops
 
     def calibrate(self, path):
@@ -286,7 +284,7 @@ class Reference:
                 torch.cuda.empty_cache()  # give the calibration's gigabytes back to the device
             result = {"key": key, "bandwidth_bytes_per_s": 2 * n_bytes / copy_s, "peak_flops_per_s": max(rates.values()),
                       "matmul_flops_per_s": rates}
-            write_json_atomic(path, result)
+            self.cache_updates["calibration"] = result  # written by the judge, as the FLOP count
             return {k: result[k] for k in ("bandwidth_bytes_per_s", "peak_flops_per_s")} | {"calibration": "measured"}
         except Exception as e:  # the floor is then unknown, never a failed judgment
             return {"calibration": f"failed: {type(e).__name__}: {e}"}
@@ -532,16 +530,6 @@ def count_flops(model, args):
         return int(counter.get_total_flops())
     except Exception:
         return None
-
-
-def write_json_atomic(path, obj):
-    """Writes obj as JSON to path through a temporary file of this process, so
-    concurrent reference workers never read a half-written file."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(obj, f)
-    os.replace(tmp, path)
 
 
 def to_double(args):

@@ -127,6 +127,7 @@ class judgment_run {
     if (auto s = setup(); !s) return s.err();
     if (auto s = start_reference(); !s) return s.err();
     if (auto s = await_reference(); !s) return s.err();
+    write_cache_updates(cache_dir(), j_.cache_updates, j_.backend);
     progress_.phase("trying trivial outputs on " + std::to_string(seeds) + " inputs");
     json seed_list = json::array();
     for (int i = 0; i < seeds; ++i) seed_list.push_back(rng_() >> 12);
@@ -178,6 +179,7 @@ class judgment_run {
     t.speed_of_light = sol_;
     if (t.summary.median_ms > 0) add_floor(t.speed_of_light, t.summary.median_ms);
     t.total_s = seconds_since(start_);
+    write_cache_updates(cache_dir(), j_.cache_updates, j_.backend);
     return t;
   }
 
@@ -351,6 +353,7 @@ class judgment_run {
     sol_ = init.body.value("speed_of_light", json::object());
     j_.precision = {{"policy", opt_.precision}, {"reference", init.body.value("precise_reference", "off")}};
     if (init.body.contains("init_s")) j_.reference_init_s = init.body["init_s"];
+    if (init.body.contains("cache_updates") && init.body["cache_updates"].is_object()) j_.cache_updates = init.body["cache_updates"];
     j_.output_check = init.body.value("output_check", "");
     if (layout_.outputs.empty()) return make_error("Model.forward returned no tensors");
     return ok_status();
@@ -965,10 +968,10 @@ result<reference_timing> time_reference(const std::string& task_path, const judg
   return run.run_reference_timing();
 }
 
-result<judgment> judge_candidate(const std::string& task_path, const std::string& candidate_path,
-                                 const judge_options& options, progress_sink& progress) {
-  // A worker that dies leaves a closed pipe: a write to it must fail, not kill us.
-  signal(SIGPIPE, SIG_IGN);
+namespace {
+
+result<judgment> judge_and_recheck(const std::string& task_path, const std::string& candidate_path,
+                                   const judge_options& options, progress_sink& progress) {
   auto first = judgment_run(task_path, candidate_path, options, progress).run();
   // A clock disagreement is judged again in fresh processes: a forged clock
   // disagrees every time, an honest candidate whose judgment a busy machine
@@ -994,6 +997,41 @@ result<judgment> judge_candidate(const std::string& task_path, const std::string
   // judgment (options.record_best is off there).
   if (options.record_best && final && final->outcome == verdict::correct && final->speedup) store.record(key, *final->speedup);
   return final;
+}
+
+}  // namespace
+
+result<judgment> judge_candidate(const std::string& task_path, const std::string& candidate_path,
+                                 const judge_options& options, progress_sink& progress) {
+  // A worker that dies leaves a closed pipe: a write to it must fail, not kill us.
+  signal(SIGPIPE, SIG_IGN);
+  auto final = judge_and_recheck(task_path, candidate_path, options, progress);
+  // What the reference measured for the caches is written for the final
+  // verdict only, not by a re-check's inner judgment (options.record_best is
+  // off there). It was measured before the candidate's library loaded, so a
+  // rejected candidate's judgment keeps it too.
+  if (options.record_best && final)
+    write_cache_updates(cache_dir_of(options), final->cache_updates, final->backend);
+  return final;
+}
+
+void write_cache_updates(const std::string& cache_dir, const nlohmann::json& updates, const std::string& backend) {
+  if (!updates.is_object()) return;
+  (void)make_dirs(cache_dir);
+  // Each file is replaced whole (write_file_atomic); concurrent judges may
+  // lose each other's FLOP counts, which are then counted again.
+  if (updates.contains("calibration") && updates["calibration"].is_object())
+    (void)write_file_atomic(cache_dir + "/calibration-" + backend + ".json", updates["calibration"].dump());
+  if (updates.contains("flops") && updates["flops"].is_object() && updates["flops"].contains("key")) {
+    std::string path = cache_dir + "/flops.json";
+    nlohmann::json known = nlohmann::json::object();
+    if (auto text = read_file(path)) {
+      known = nlohmann::json::parse(*text, nullptr, false);
+      if (!known.is_object()) known = nlohmann::json::object();
+    }
+    known[updates["flops"]["key"].get<std::string>()] = updates["flops"]["flops"];
+    (void)write_file_atomic(path, known.dump());
+  }
 }
 
 }  // namespace cudal1

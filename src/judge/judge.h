@@ -114,6 +114,13 @@ std::string cache_dir_of(const judge_options& options);
 /// machine has an NVIDIA driver (/dev/nvidiactl), else "cpu".
 std::string auto_backend();
 
+/// Writes what a reference worker measured for the cache folder (its init
+/// reply's cache_updates: "calibration", the device's figures, as
+/// calibration-BACKEND.json; "flops" {key, flops}, merged into flops.json).
+/// judge_candidate() calls it for a final verdict that stands; errors are
+/// ignored (the figures are measured again next time).
+void write_cache_updates(const std::string& cache_dir, const nlohmann::json& updates, const std::string& backend);
+
 /// The CPU a judgment's workers are pinned to for options.cpu ("auto",
 /// "none" or a number) on `backend`; -1 for none. Errors: not a CPU number,
 /// or a CPU this process may not use.

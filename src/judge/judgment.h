@@ -94,6 +94,10 @@ struct judgment {
   std::map<std::string, std::vector<double>> requests_ms;
   /// The reference's median by its place in the timed pairs (order_effect()).
   nlohmann::json reference_order = nullptr;
+  /// What the reference worker measured for the cache folder (a device
+  /// calibration, a task's FLOP count), for the judge to write once the
+  /// judgment's final verdict stands (write_cache_updates()); not reported.
+  nlohmann::json cache_updates = nlohmann::json::object();
   /// The judge's clock against the worker's window (see timing/clock_check.h).
   nlohmann::json judge_clock = nullptr;
 };

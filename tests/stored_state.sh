@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Stored state follows final verdicts only: a rejected candidate (a forged
+# clock; a speedup that does not reproduce, whose inner re-check judgment was
+# itself correct) records no best speedup; a correct one does. The device
+# calibration and the FLOP count (measured by the reference before the
+# candidate loads) are written by the judge for every final verdict.
+# Usage: stored_state.sh CUDAL1 SWISH_EXAMPLE_DIR
+set -euo pipefail
+cudal1=$1
+swish=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+flags=(--backend cpu --timeout 3 --time-budget 0.5)
+
+verdict() {  # CACHE CANDIDATE FLAGS...: prints the verdict
+  local cache=$1 cand=$2
+  shift 2
+  "$cudal1" eval --json "$swish/task.py" "$swish/cpu/$cand" "${flags[@]}" --cache-dir "$cache" "$@" |
+    python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["verdict"], *[h["class"] for h in j["hacks"]])'
+}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+stored() { ls "$1" | grep -E '^(best-speedups|calibration-cpu|flops)\.json$' | tr '\n' ' ' || true; }
+
+got=$(verdict "$tmp/forged" hack_move_start.cpp --recheck-above 0 --recheck-above-best 0)
+[ "$got" = "rejected timer_tampering" ] || fail "hack_move_start.cpp: $got"
+[ "$(stored "$tmp/forged")" = "calibration-cpu.json flops.json " ] || fail "a rejected candidate stored: $(stored "$tmp/forged")"
+
+got=$(verdict "$tmp/unstable" correct.cpp --recheck-above 0.01 --recheck-tolerance 0)
+[ "$got" = "rejected unstable_speedup" ] || fail "correct.cpp with a zero re-check tolerance: $got"
+[ "$(stored "$tmp/unstable")" = "calibration-cpu.json flops.json " ] || fail "a candidate rejected on re-check stored: $(stored "$tmp/unstable")"
+
+got=$(verdict "$tmp/correct" correct.cpp --recheck-above 0)
+[ "$got" = "correct" ] || fail "correct.cpp: $got"
+[ "$(stored "$tmp/correct")" = "best-speedups.json calibration-cpu.json flops.json " ] || fail "a correct judgment stored: $(stored "$tmp/correct")"
+echo "stored state follows final verdicts: rejected twice, no best stored; correct: $(stored "$tmp/correct")"
