@@ -33,11 +33,11 @@ def get_init_inputs():
 # cudal1 metadata (optional; KernelBench ignores it): size profiles that
 # override the module globals above. The CPU backend uses "cpu" by default.
 # p100us and p600us (bench/stability_bench.cc) aim at a reference of about
-# 0.1 ms and 0.6 ms on an H200, guessed from its copy bandwidth (4.3 TB/s):
-# eager swish moves the tensor 7 times, plus ~30-50 us of Python dispatch
-# and sync (16 MiB: ~30 us of traffic; 256 MiB: ~0.44 ms). Not yet measured.
+# 0.1 ms and 0.6 ms on an H200. Measured there (2026-12-03, pinned workers):
+# 1024 x 4096 took 0.066 ms (Python dispatch and sync are most of it) and
+# 4096 x 16384 0.543 ms; p100us is 2048 x 4096 since.
 cudal1_profiles = {
     "cpu": {"batch_size": 256, "dim": 1024},
-    "p100us": {"batch_size": 1024, "dim": 4096},
+    "p100us": {"batch_size": 2048, "dim": 4096},
     "p600us": {"batch_size": 4096, "dim": 16384},
 }
