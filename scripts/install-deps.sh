@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build          # build
   nlohmann-json3-dev             # JSON for the worker protocol and reports
+  libsqlite3-dev                 # the results store
   libgtest-dev                   # tests
   python3 python3-torch          # the PyTorch reference (CPU build on Debian)
 )

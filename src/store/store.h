@@ -1,0 +1,104 @@
+// The results store: one SQLite file that keeps tasks, candidates, runs and
+// judgments, keyed by content hash, for bench, the optimizer and the RL
+// environment alike. Several cudal1 processes may use one store at once
+// (WAL; each write waits its turn).
+//
+//   tasks       task_hash (SHA-256 of the task's source), name, source
+//   candidates  candidate_hash (SHA-256 of format and source), task_hash,
+//               format ("cuda", "cpp", "modelnew"), source, origin
+//   runs        run_id, name (unique: the same command resumes its run),
+//               command, settings (JSON: backend, baseline, precision...), status
+//   judgments   one per (run, task, candidate, sample): verdict, speedup,
+//               timings, device, driver, toolkit, torch, judge version,
+//               precision, baseline, the published score where the input
+//               had one, and the full judgment JSON
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "store/sqlite.h"
+
+namespace cudal1 {
+
+/// The schema this build writes; older stores are migrated on open.
+constexpr int kStoreSchemaVersion = 1;
+
+struct run_record {
+  int64_t run_id = 0;
+  std::string name, command, created_at, status;
+  nlohmann::json settings = nlohmann::json::object();
+};
+
+/// One stored judgment, with the figures reports read most.
+struct judgment_record {
+  int64_t judgment_id = 0, run_id = 0;
+  std::string task_hash, task_name, candidate_hash;  // candidate_hash empty: the reference timed alone
+  int sample = 0;
+  std::string verdict;  // a judgment's verdict, or "reference" for a reference timed alone
+  std::optional<double> speedup, reference_ms, candidate_ms, sol_fraction;
+  std::vector<std::string> hack_classes;
+  std::string device, baseline, precision;
+  std::optional<double> published_score;
+  nlohmann::json judgment;  // the full JSON, as `cudal1 eval --json` prints it
+  nlohmann::json published = nullptr;
+  std::string created_at;
+};
+
+/// What identifies a judgment within a run (for resuming).
+struct judgment_key {
+  int64_t run_id = 0;
+  std::string task_hash, candidate_hash;
+  int sample = 0;
+};
+
+class store {
+ public:
+  /// Opens or creates the store at `path` (its folder is created), migrating
+  /// an older schema. Errors: unwritable folder, not a SQLite file, or a
+  /// store written by a newer cudal1 (its schema version is named).
+  static result<store> open(const std::string& path);
+  /// $CUDAL1_STORE, else $XDG_DATA_HOME/cudal1/store.sqlite, else
+  /// ~/.local/share/cudal1/store.sqlite.
+  static std::string default_path();
+
+  const std::string& path() const { return path_; }
+  result<int> schema_version();
+
+  /// Keeps a task's source under its content hash (again: nothing changes);
+  /// returns the hash.
+  result<std::string> put_task(const std::string& name, const std::string& source);
+  /// Keeps a candidate under the hash of its format and source; returns it.
+  result<std::string> put_candidate(const std::string& task_hash, const std::string& format, const std::string& source,
+                                    const std::string& origin);
+  result<std::string> candidate_source(const std::string& candidate_hash);
+
+  /// The run named `name`, created if new (with command and settings);
+  /// an existing run is returned as it is (resuming it).
+  result<run_record> open_run(const std::string& name, const std::string& command, const nlohmann::json& settings);
+  status set_run_status(int64_t run_id, const std::string& status);
+  result<std::vector<run_record>> runs();
+  /// A run by name or number; the newest run for an empty `which`.
+  result<run_record> find_run(const std::string& which);
+
+  result<bool> has_judgment(const judgment_key& key);
+  /// Records a judgment (its JSON as judgment_to_json() or the reference
+  /// timing's); a second record for the same key replaces the first.
+  /// `published`: the input's own scores (e.g. CUDA-L1's score_* fields).
+  status record_judgment(const judgment_key& key, const nlohmann::json& judgment, const std::string& baseline,
+                         std::optional<double> published_score = std::nullopt, const nlohmann::json& published = nullptr);
+  result<std::vector<judgment_record>> judgments(int64_t run_id);
+
+ private:
+  store(sqlite_db db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}
+  status migrate();
+  sqlite_db db_;
+  std::string path_;
+};
+
+}  // namespace cudal1
