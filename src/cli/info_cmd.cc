@@ -6,30 +6,9 @@
 #include "cli/commands.h"
 #include "compile/compiler.h"
 #include "task/python.h"
-#include "worker/channel.h"
+#include "worker/probe.h"
 
 namespace cudal1 {
-namespace {
-
-// Asks a fresh worker for the CUDA device (the cudal1 program itself never
-// creates a CUDA context). Returns the device facts, or a reason as an error.
-result<nlohmann::json> probe_cuda(const std::string& worker) {
-  auto scratch = make_temp_dir("cudal1-info");
-  if (!scratch) return scratch.err();
-  worker_spawn spawn;
-  spawn.argv = {worker, "--backend", "cuda"};
-  spawn.log_path = *scratch + "/worker.log";
-  auto ch = worker_channel::start(spawn);
-  if (!ch) return ch.err();
-  worker_reply hello = ch->receive(120);
-  ch->stop();
-  remove_tree(*scratch);
-  if (hello.what != worker_reply::kind::ok)
-    return make_error(hello.what == worker_reply::kind::failed ? hello.message() : "worker " + hello.exit.describe());
-  return hello.body["device"];
-}
-
-}  // namespace
 
 int run_info(const args_t& args) {
   bool as_json = false;
@@ -54,7 +33,7 @@ int run_info(const args_t& args) {
     auto c = find_compiler(backend);
     info["compilers"][backend] = c ? nlohmann::json(*c) : nlohmann::json(nullptr);
   }
-  auto cuda = probe_cuda(worker);
+  auto cuda = probe_device("cuda");
   info["backends"]["cpu"] = true;
   info["backends"]["cuda"] = cuda ? *cuda : nlohmann::json{{"error", cuda.message()}};
   info["cuda_available"] = cuda.ok() && py && py->cuda_available;

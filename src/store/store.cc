@@ -226,7 +226,9 @@ result<run_record> store::find_run(const std::string& which) {
 }
 
 result<bool> store::has_judgment(const judgment_key& key) {
-  auto q = db_.prepare("SELECT 1 FROM judgments WHERE run_id = ?1 AND task_hash = ?2 AND candidate_hash = ?3 AND sample = ?4");
+  // A setup error ("error") is not a result: a resumed run tries it again.
+  auto q = db_.prepare("SELECT 1 FROM judgments WHERE run_id = ?1 AND task_hash = ?2 AND candidate_hash = ?3 AND sample = ?4 "
+                       "AND verdict != 'error'");
   if (!q) return q.err();
   q->bind(1, key.run_id).bind(2, key.task_hash).bind(3, key.candidate_hash).bind(4, key.sample);
   return q->step();

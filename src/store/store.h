@@ -86,6 +86,8 @@ class store {
   /// A run by name or number; the newest run for an empty `which`.
   result<run_record> find_run(const std::string& which);
 
+  /// Whether the run has a result for the key (a recorded "error", a setup
+  /// failure, does not count: it is tried again).
   result<bool> has_judgment(const judgment_key& key);
   /// Records a judgment (its JSON as judgment_to_json() or the reference
   /// timing's); a second record for the same key replaces the first.

@@ -1,0 +1,213 @@
+#include "bench/bench.h"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "base/fs.h"
+#include "base/sha256.h"
+#include "bench/inputs.h"
+#include "compile/compiler.h"
+#include "report/report.h"
+#include "worker/probe.h"
+
+namespace cudal1 {
+
+using json = nlohmann::json;
+
+std::string default_run_name(const std::vector<bench_item>& items, const bench_options& options) {
+  sha256 h;
+  for (const auto& it : items) h.update(it.task_path + '\0' + it.candidate_path + '\0' + std::to_string(it.sample) + '\0');
+  const judge_options& j = options.judge;
+  h.update(j.backend + '\0' + j.profile + '\0' + j.precision + '\0' + options.baseline);
+  return "bench-" + h.hex_digest().substr(0, 12);
+}
+
+namespace {
+
+bool native(const bench_item& it) { return it.format == "cuda" || it.format == "cpp"; }
+
+// Compiles native candidates ahead of their judgments, `jobs` at a time,
+// on every CPU but the one the judgments run on; the judgment then finds
+// its library in the content-hash cache.
+class compile_ahead {
+ public:
+  compile_ahead(const std::vector<bench_item>& items, const std::vector<bool>& wanted, const judge_options& opt,
+                const std::string& backend, int jobs, int pinned_cpu)
+      : items_(items), state_(items.size(), kDone) {
+    for (size_t i = 0; i < items.size(); ++i)
+      if (wanted[i] && native(items[i]) && items[i].format == (backend == "cuda" ? "cuda" : "cpp")) state_[i] = kPending;
+    auto data = data_dir();
+    if (!data) return;  // the judgments say why
+    req_.backend = backend;
+    req_.include_dir = *data + "/include";
+    req_.cache_dir = cache_dir_of(opt);
+    req_.timeout_s = opt.compile_timeout_s;
+    if (backend == "cuda") {
+      auto dev = probe_device("cuda");
+      if (!dev) return;
+      std::string cc = dev->value("compute_capability", "9.0");
+      req_.cc_major = std::stoi(cc.substr(0, cc.find('.')));
+      req_.cc_minor = std::stoi(cc.substr(cc.find('.') + 1));
+    }
+    if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    for (int t = 0; t < jobs; ++t) threads_.emplace_back([this, pinned_cpu] { work(pinned_cpu); });
+  }
+  ~compile_ahead() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  /// Waits while item i compiles; an item not started yet is left to its judgment.
+  void claim(size_t i) {
+    std::unique_lock<std::mutex> lock(m_);
+    if (state_[i] == kPending) state_[i] = kDone;
+    cv_.wait(lock, [&] { return state_[i] == kDone; });
+  }
+
+ private:
+  enum state_t { kPending, kCompiling, kDone };
+  void work(int pinned_cpu) {
+    if (pinned_cpu >= 0) {
+      // Compilers started from this thread inherit its CPUs.
+      cpu_set_t set;
+      sched_getaffinity(0, sizeof set, &set);
+      if (CPU_COUNT(&set) > 1) CPU_CLR(pinned_cpu, &set);
+      pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    }
+    for (;;) {
+      size_t i = 0;
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        while (next_ < state_.size() && state_[next_] != kPending) ++next_;
+        if (quit_ || next_ >= state_.size()) return;
+        i = next_++;
+        state_[i] = kCompiling;
+      }
+      compile_one(items_[i]);
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        state_[i] = kDone;
+      }
+      cv_.notify_all();
+    }
+  }
+  void compile_one(const bench_item& it) {
+    auto scratch = make_temp_dir("cudal1-compile");
+    if (!scratch) return;
+    auto source = read_file(it.candidate_path);
+    compile_request req = req_;
+    req.scratch_dir = *scratch;
+    req.source_path = *scratch + "/candidate" + std::filesystem::path(it.candidate_path).extension().string();
+    req.display_name = std::filesystem::path(it.candidate_path).filename().string();
+    if (source && write_file_atomic(req.source_path, *source)) (void)compile_candidate(req);
+    remove_tree(*scratch);
+  }
+
+  const std::vector<bench_item>& items_;
+  compile_request req_;
+  std::vector<state_t> state_;
+  size_t next_ = 0;
+  bool quit_ = false;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::vector<std::thread> threads_;
+};
+
+// One item's outcome as stored: the judgment's JSON, a reference timed alone,
+// or an error of the setup ("error": the message).
+json judge_item(const bench_item& it, const judge_options& opt) {
+  no_progress quiet;
+  if (it.candidate_path.empty()) {
+    auto t = time_reference(it.task_path, opt, quiet);
+    if (!t) return {{"verdict", "error"}, {"message", t.message()}};
+    return {{"verdict", "reference"},
+            {"task", t->task_path},
+            {"backend", t->backend},
+            {"profile", t->profile.empty() ? json() : json(t->profile)},
+            {"python", t->python},
+            {"torch", t->torch_version},
+            {"reference", {{"median_ms", t->summary.median_ms}, {"rel_iqr", t->summary.rel_iqr},
+                           {"samples", t->summary.samples}, {"samples_ms", t->samples_ms}}},
+            {"stop_reason", t->stop_reason},
+            {"speed_of_light", t->speed_of_light},
+            {"seconds", t->total_s}};
+  }
+  auto j = judge_candidate(it.task_path, it.candidate_path, opt, quiet);
+  if (!j) return {{"verdict", "error"}, {"message", j.message()}};
+  return judgment_to_json(*j);
+}
+
+}  // namespace
+
+result<bench_tally> run_bench(const std::vector<bench_item>& items, const bench_options& options, store& st,
+                              bench_progress& progress, const std::atomic<bool>& stop) {
+  json settings = {{"backend", options.judge.backend}, {"precision", options.judge.precision},
+                   {"baseline", options.baseline}, {"profile", options.judge.profile}};
+  auto run = st.open_run(options.run_name, options.command_line, settings);
+  if (!run) return run.err();
+  (void)st.set_run_status(run->run_id, "running");
+
+  // Every item's key first: what is already judged is not compiled again.
+  bench_tally tally;
+  tally.total = static_cast<int>(items.size());
+  std::vector<judgment_key> keys(items.size());
+  std::vector<bool> wanted(items.size(), true);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const bench_item& it = items[i];
+    auto task_source = read_file(it.task_path);
+    if (!task_source) return task_source.err();
+    auto task_hash = st.put_task(it.task_name, *task_source);
+    if (!task_hash) return task_hash.err();
+    std::string cand_hash;
+    if (!it.candidate_path.empty()) {
+      auto source = read_file(it.candidate_path);
+      if (!source) return source.err();
+      auto h = st.put_candidate(*task_hash, it.format, *source, it.origin);
+      if (!h) return h.err();
+      cand_hash = *h;
+    }
+    keys[i] = {run->run_id, *task_hash, cand_hash, it.sample};
+    auto have = st.has_judgment(keys[i]);
+    if (!have) return have.err();
+    wanted[i] = !*have;
+  }
+
+  auto pinned = choose_cpu(options.judge.cpu, options.judge.backend);
+  compile_ahead ahead(items, wanted, options.judge, options.judge.backend, options.jobs, pinned ? *pinned : -1);
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!wanted[i]) {
+      ++tally.skipped;
+      continue;
+    }
+    if (stop.load()) {
+      tally.interrupted = true;
+      break;
+    }
+    ahead.claim(i);
+    auto started = std::chrono::steady_clock::now();
+    json outcome = judge_item(items[i], options.judge);
+    tally.judged_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::string v = outcome.value("verdict", "error");
+    // A setup error is stored for the report, and tried again when the run resumes.
+    if (v == "error") ++tally.errors;
+    if (auto s = st.record_judgment(keys[i], outcome, options.baseline, items[i].published_score, items[i].published); !s)
+      return s.err();
+    ++tally.done;
+    ++tally.verdicts[v];
+    progress.item_done(items[i], i, outcome, tally);
+  }
+  if (stop.load()) tally.interrupted = true;
+  (void)st.set_run_status(run->run_id, tally.interrupted ? "interrupted" : "done");
+  return tally;
+}
+
+}  // namespace cudal1
