@@ -37,6 +37,15 @@ __global__ void fill_pattern(unsigned char* p, size_t count, uint64_t pattern, i
   }
 }
 
+// One thread that waits on the GPU's global timer (nanoseconds) for `ns`.
+__global__ void spin_for(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
 class cuda_device final : public device {
  public:
   ~cuda_device() override {
@@ -172,6 +181,12 @@ class cuda_device final : public device {
     CUDAL1_CUDA_TRY(cudaEventRecord(start_, stream_));
     CUDAL1_CUDA_TRY(cudaEventSynchronize(start_));
     CUDAL1_CUDA_TRY(cudaDeviceSynchronize());
+    return ok_status();
+  }
+
+  status probe_work(double ms) override {
+    spin_for<<<1, 1, 0, stream_>>>(static_cast<unsigned long long>(ms * 1e6));
+    CUDAL1_CUDA_TRY(cudaGetLastError());
     return ok_status();
   }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -67,6 +68,16 @@ class device {
   /// Makes the driver start the threads it starts lazily (a host function's
   /// thread on CUDA), so the thread census's baseline holds them.
   virtual status warm_up() { return ok_status(); }
+  /// The judge's probe in place of a candidate's call: work lasting `ms`
+  /// done the way a candidate's is (CPU: the calling thread busy; CUDA: a
+  /// kernel on the stream, which the window's device synchronization waits
+  /// for), so that a probe's request costs what an honest call's does.
+  virtual status probe_work(double ms) {
+    auto begin = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count() < ms) {
+    }
+    return ok_status();
+  }
   /// After a call: evidence that the candidate set up persisting-L2 or other
   /// cache state that would outlive the flush; empty when there is none.
   virtual std::string cache_tampering() { return ""; }

@@ -11,7 +11,7 @@ namespace cudal1 {
 /// before the candidate loaded); a forged window or work moved into the
 /// requests around it shows as more.
 struct clock_agreement {
-  double overhead_ms = 0;   // the probes' excess, lower quartile (noise only adds to it)
+  double overhead_ms = 0;   // median excess of the probes
   double excess_ms = 0;     // median excess of the candidate's timed calls
   double missing_ms = 0;    // excess_ms - overhead_ms: time the window does not account for
   double tolerance_ms = 0;  // what noise allows
@@ -19,8 +19,8 @@ struct clock_agreement {
 };
 
 /// The tolerance: max(0.05 ms, 5% of the candidate's median window), plus
-/// three standard errors of the difference of the candidate's median and the
-/// probes' lower quartile (from each side's median absolute deviation).
+/// four standard errors of the difference of the two medians (from each
+/// side's median absolute deviation).
 /// Precondition: both non-empty.
 clock_agreement compare_excess(std::span<const double> probe_excess_ms, std::span<const double> candidate_excess_ms,
                                double candidate_median_ms);

@@ -204,15 +204,13 @@ class worker {
                     outs_.data(), static_cast<int>(outs_.size()), dev_->stream());
     } else {
       // A probe: the outputs written once by the worker, so the memory a call
-      // leaves behind is like a candidate's, then a wait of probe_ms, since
-      // the judge's wake-up after a call grows with the call's length.
-      auto begin = std::chrono::steady_clock::now();
+      // leaves behind is like a candidate's, then work lasting probe_ms done
+      // as a candidate's is (a kernel the window's synchronization waits for,
+      // on CUDA), since the judge's wake-up after a call grows with its length.
       for (size_t i = 0; i < outs_.size(); ++i)
         if (auto st = dev_->fill_sentinel(outs_[i].data, layout_.outputs[i].nbytes, outs_[i].dtype, 1); !st)
           return failure("runtime_error", st.message());
-      if (auto st = dev_->synchronize(); !st) return failure("runtime_error", st.message());
-      while (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count() < probe_ms) {
-      }
+      if (auto st = dev_->probe_work(probe_ms); !st) return failure("runtime_error", st.message());
     }
     auto ms = dev_->stop_timer();
     // Census, outside the window: threads not in the baseline (taken before
