@@ -14,6 +14,8 @@ int run_audit(const args_t& args);
 int run_audit_task(const args_t& args);
 int run_suite(const args_t& args);
 int run_bench(const args_t& args);
+int run_report(const args_t& args);
+int run_compare(const args_t& args);
 
 /// Prints "cudal1: error: message" to stderr and returns the usage exit status (2).
 int usage_error(const std::string& message);

@@ -22,6 +22,8 @@ constexpr command kCommands[] = {
     {"eval", "judge candidates against a task: correctness, speed, verdict", run_eval},
     {"suite", "run task suites: time each reference, judge each task's native solution", run_suite},
     {"bench", "judge many candidates (suites, KernelBench runs, CUDA-L1 JSONL) into the results store", run_bench},
+    {"report", "show a stored run: per-level figures, JSON, an HTML page, KernelBench's eval_results.json", run_report},
+    {"compare", "set two stored runs (or a run and its published scores) side by side", run_compare},
     {"audit", "screen candidate sources for the patterns of known reward hacks", run_audit},
     {"audit-task", "find tasks whose checks a trivial output (zeros, a constant, a copy) would pass", run_audit_task},
     {"info", "show the backends, Python, compilers and folders cudal1 would use", run_info},
