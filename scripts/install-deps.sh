@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what cudal1 needs to build, test and run, from Debian packages.
+# Installs what cudal1 needs to build, test and run: Debian packages, and the
+# web libraries of the HTML report from the npm registry (web/package-lock.json).
 # Safe to run again: it installs only what is missing. Needs root (or sudo).
 #
 # The CUDA toolkit is not a Debian package here: where nvcc is installed
@@ -12,17 +13,27 @@ packages=(
   libsqlite3-dev                 # the results store
   libgtest-dev                   # tests
   python3 python3-torch          # the PyTorch reference (CPU build on Debian)
+  chromium                       # the HTML report's tests, in a real (headless) browser
 )
+# Node.js and npm fetch the chart library the HTML report bundles (web/); a
+# machine that has them already (not from Debian) keeps its own.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all packages present"
-  exit 0
+  echo "install-deps: all Debian packages present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "install-deps: installing ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The web libraries, at the versions package-lock.json pins.
+web="$(dirname "$0")/../web"
+if [ ! -f "$web/node_modules/chart.js/dist/chart.umd.js" ]; then
+  echo "install-deps: installing the web libraries (npm ci in web/)"
+  npm ci --prefix "$web" --no-audit --no-fund --loglevel=error
+fi
