@@ -148,6 +148,7 @@ class Reference:
         with self.default_device():
             init_inputs = self.module.get_init_inputs()
             self.model = self.module.Model(*init_inputs)
+        self.init_inputs = plain_values(init_inputs)
         self.model = self.model.to(self.device).eval()
         torch.set_grad_enabled(False)
         step("build_model")
@@ -192,6 +193,7 @@ class Reference:
             "exchange": exchange_desc, "profile": profile, "torch": torch.__version__,
             "python": sys.version.split()[0], "device_name": self.device_name(), "speed_of_light": sol,
             "precise_reference": self.precise_note, "init_s": init_s, "cache_updates": self.cache_updates,
+            "init_inputs": self.init_inputs,
             "output_check": output_check_note() if self.device.type == "cuda" else "PyTorch operations",
         }
 
@@ -332,13 +334,19 @@ class Reference:
         return "cpu"
 
     def spec(self, name, t):
-        t = as_tensor_arg(t, name) if not isinstance(t, torch.Tensor) else t
+        scalar = None
+        if not isinstance(t, torch.Tensor):
+            scalar = type(t).__name__ if isinstance(t, (bool, int, float)) else None
+            t = as_tensor_arg(t, name)
         if t.dtype not in self.names:
             raise TaskError(f"{name} has dtype {t.dtype}, which native candidates do not support")
         if t.dim() > 8:
             raise TaskError(f"{name} has {t.dim()} dimensions (at most 8)")
-        return {"name": name, "dtype": self.names[t.dtype], "shape": list(t.shape),
-                "nbytes": t.numel() * t.element_size()}
+        out = {"name": name, "dtype": self.names[t.dtype], "shape": list(t.shape),
+               "nbytes": t.numel() * t.element_size()}
+        if scalar:
+            out["scalar"] = scalar  # a ModelNew gets it back as a Python number
+        return out
 
     def generate(self, seed):
         torch.manual_seed(seed)
@@ -530,6 +538,25 @@ def count_flops(model, args):
         return int(counter.get_total_flops())
     except Exception:
         return None
+
+
+def plain_values(values):
+    """get_init_inputs() as JSON for a ModelNew candidate's constructor (numbers,
+    strings, lists and dicts of them), or None with what is not plain."""
+    def plain(v):
+        if v is None or isinstance(v, (bool, int, float, str)):
+            return v
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, torch.Tensor) and v.numel() == 1:
+            return v.item()
+        raise TaskError(f"get_init_inputs() holds a {type(v).__name__}, which a ModelNew candidate cannot be given")
+    try:
+        return {"values": [plain(v) for v in values]}
+    except TaskError as e:
+        return {"error": str(e)}
 
 
 def to_double(args):

@@ -66,7 +66,11 @@ TEST(ResolveBackend, FollowsTheExtension) {
   EXPECT_EQ(*resolve_backend("a.cpp", "auto"), "cpu");
   EXPECT_EQ(*resolve_backend("a.cpp", "cpu"), "cpu");
   EXPECT_FALSE(resolve_backend("a.cpp", "cuda").ok());
-  EXPECT_FALSE(resolve_backend("a.py", "auto").ok());
+  // A ModelNew runs where it is asked to, by default where the GPU is.
+  EXPECT_EQ(*resolve_backend("a.py", "auto"), auto_backend());
+  EXPECT_EQ(*resolve_backend("a.py", "cpu"), "cpu");
+  EXPECT_FALSE(resolve_backend("a.py", "tpu").ok());
+  EXPECT_FALSE(resolve_backend("a.txt", "auto").ok());
   EXPECT_FALSE(resolve_backend("a.cu", "tpu").ok());
 }
 

@@ -29,6 +29,7 @@
 #include "base/fs.h"
 #include "check/tolerance.h"
 #include "compile/compiler.h"
+#include "compile/python_build.h"
 #include "task/python.h"
 #include "worker/channel.h"
 #include "worker/layout.h"
@@ -90,7 +91,12 @@ result<std::string> resolve_backend(const std::string& candidate_path, const std
   std::string natural;
   if (ext == ".cu") natural = "cuda";
   else if (ext == ".cpp" || ext == ".cc" || ext == ".cxx") natural = "cpu";
-  else return make_error(candidate_path + ": a native candidate is a .cu (CUDA) or .cpp (CPU) file");
+  else if (ext == ".py") {
+    // A KernelBench ModelNew runs wherever the user says; auto: the GPU if there is one.
+    if (requested == "auto" || requested.empty()) return auto_backend();
+    if (requested != "cpu" && requested != "cuda") return make_error("unknown backend '" + requested + "' (auto, cpu or cuda)");
+    return requested;
+  } else return make_error(candidate_path + ": a candidate is a .cu (CUDA), .cpp (CPU) or .py (a KernelBench ModelNew) file");
   if (requested == "auto" || requested.empty() || requested == natural) return natural;
   if (requested != "cpu" && requested != "cuda") return make_error("unknown backend '" + requested + "' (auto, cpu or cuda)");
   return make_error(candidate_path + " is a " + ext + " file, which runs on the " + natural + " backend, not " + requested);
@@ -353,6 +359,7 @@ class judgment_run {
     sol_ = init.body.value("speed_of_light", json::object());
     j_.precision = {{"policy", opt_.precision}, {"reference", init.body.value("precise_reference", "off")}};
     if (init.body.contains("init_s")) j_.reference_init_s = init.body["init_s"];
+    init_inputs_ = init.body.value("init_inputs", json::object());
     if (init.body.contains("cache_updates") && init.body["cache_updates"].is_object()) j_.cache_updates = init.body["cache_updates"];
     j_.output_check = init.body.value("output_check", "");
     if (layout_.outputs.empty()) return make_error("Model.forward returned no tensors");
@@ -382,9 +389,18 @@ class judgment_run {
     sandbox_dir_ = scratch_ + "/sandbox";
     if (auto s = make_dirs(sandbox_dir_); !s) return s;
     worker_spawn spawn;
-    spawn.argv = {worker_exe_, "--backend", j_.backend};
+    modelnew_ = std::filesystem::path(j_.candidate_path).extension() == ".py";
+    if (modelnew_) {
+      // The ModelNew worker: the reference's Python, sealed by the same
+      // library the native worker's sandbox is built from.
+      spawn.argv = {j_.python, "-u", data_dir_ + "/python/cudal1_candidate.py", "--backend", j_.backend, "--seal",
+                    data_dir_ + "/lib/libcudal1_seal.so"};
+    } else {
+      spawn.argv = {worker_exe_, "--backend", j_.backend};
+    }
     if (j_.cpu >= 0) spawn.argv.insert(spawn.argv.end(), {"--cpu", std::to_string(j_.cpu)});
     if (opt_.defenses && geteuid() == 0 && chown(sandbox_dir_.c_str(), kSandboxUid, kSandboxUid) == 0) {
+      sandbox_uid_ = kSandboxUid;
       spawn.argv.insert(spawn.argv.end(), {"--sandbox-uid", std::to_string(kSandboxUid)});
     }
     spawn.log_path = scratch_ + "/candidate.log";
@@ -396,6 +412,10 @@ class judgment_run {
     spawn.env = {"HOME=" + sandbox_dir_, "TMPDIR=" + sandbox_dir_, "LANG=C.UTF-8", "CUDA_CACHE_DISABLE=1"};
     for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"})
       if (const char* v = std::getenv(name)) spawn.env.push_back(std::string(name) + "=" + v);
+    if (modelnew_) {
+      spawn.env.insert(spawn.env.end(), {"PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1", "OMP_WAIT_POLICY=PASSIVE"});
+      if (const char* v = std::getenv("PYTHONPATH")) spawn.env.push_back(std::string("PYTHONPATH=") + v);
+    }
     spawn.limits.open_files = 256;
     spawn.limits.cpu_seconds = 3600;
     spawn.limits.file_bytes = 256ull << 20;  // a candidate printing without end fills no disk
@@ -424,6 +444,7 @@ class judgment_run {
 
   // ---- compile --------------------------------------------------------------
   bool compile() {
+    if (modelnew_) return build_python_candidate();
     progress_.phase("compiling " + std::filesystem::path(j_.candidate_path).filename().string());
     compile_request req;
     std::string ext = std::filesystem::path(j_.candidate_path).extension().string();
@@ -461,9 +482,54 @@ class judgment_run {
     return true;
   }
 
+  // A ModelNew's extensions (load_inline, load) are built outside the run
+  // sandbox, cached by content; the worker gets its own copy of the build.
+  bool build_python_candidate() {
+    std::string name = std::filesystem::path(j_.candidate_path).filename().string();
+    progress_.phase("building " + name);
+    auto source = read_file(j_.candidate_path);
+    if (!source) return fail(verdict::compile_error, source.message());
+    if (auto rules = load_audit_rules(); rules) j_.audit = audit_hits_json(audit_source(*source, *rules));
+    std::string copy = scratch_ + "/candidate.py";
+    if (auto s = write_file_atomic(copy, *source); !s) return fail(verdict::compile_error, s.message());
+    modelnew_build_request req;
+    req.source_path = copy;
+    req.display_name = name;
+    req.python = j_.python;
+    req.script = data_dir_ + "/python/cudal1_candidate.py";
+    req.seal_library = data_dir_ + "/lib/libcudal1_seal.so";
+    req.cache_dir = cache_dir();
+    if (j_.backend == "cuda") req.arch = j_.device.value("compute_capability", "9.0");
+    req.sandbox_uid = sandbox_uid_;
+    req.isolate = opt_.defenses && env_or("CUDAL1_NAMESPACES", "1") != "0";
+    req.timeout_s = opt_.compile_timeout_s;
+    auto out = build_modelnew(req);
+    if (!out) return fail(verdict::compile_error, out.message());
+    j_.compile_s = out->seconds;
+    j_.compile_cached = out->cached;
+    if (!out->ok) {
+      add_check("compile", false, out->timed_out ? "building the extensions timed out" : "importing or building the candidate failed");
+      return fail(verdict::compile_error, out->diagnostics);
+    }
+    add_check("compile", true, out->cached ? "its build found in the cache" : "built in " + fmt_s(out->seconds));
+    // The worker's own copy: it may read nothing of the cache.
+    std::error_code ec;
+    std::filesystem::copy(out->library_path, sandbox_dir_ + "/build", std::filesystem::copy_options::recursive, ec);
+    if (!ec) std::filesystem::copy_file(copy, sandbox_dir_ + "/candidate.py", ec);
+    if (ec) return fail(verdict::compile_error, "cannot place the candidate in the worker's folder: " + ec.message());
+    if (sandbox_uid_) {  // its user's, as the folder holding it
+      for (const auto& e : std::filesystem::recursive_directory_iterator(sandbox_dir_, ec))
+        (void)lchown(e.path().c_str(), sandbox_uid_, sandbox_uid_);
+    }
+    library_ = sandbox_dir_ + "/candidate.py";
+    return true;
+  }
+
   // ---- load -------------------------------------------------------------------
   bool load() {
-    worker_reply r = candidate_->request({{"op", "load"}, {"layout", layout_to_json(layout_)}}, opt_.call_timeout_s + 30);
+    json load_cmd = {{"op", "load"}, {"layout", layout_to_json(layout_)}};
+    if (modelnew_) load_cmd["init_inputs"] = init_inputs_;
+    worker_reply r = candidate_->request(load_cmd, opt_.call_timeout_s + 30);
     if (r.what != worker_reply::kind::ok) return candidate_failure("preparing the worker", r);
     record_sandbox(r.body["sandbox"]);
     // Before any candidate code exists in the worker: what its requests cost
@@ -480,9 +546,10 @@ class judgment_run {
       probes_[probe_ms].excess_ms.push_back(probe.excess_ms);
       probes_[probe_ms].around_ms.push_back(probe.around_ms);
     }
-    r = candidate_->request({{"op", "open"}, {"library", "./candidate.so"}}, opt_.call_timeout_s + 30);
+    r = candidate_->request({{"op", "open"}, {"library", modelnew_ ? "./candidate.py" : "./candidate.so"}}, opt_.call_timeout_s + 30);
     if (r.what == worker_reply::kind::ok) {
-      add_check("entry_point", true, "cudal1_forward found");
+      add_check("entry_point", true, modelnew_ ? "ModelNew built with the task's init inputs and the reference's parameters"
+                                               : "cudal1_forward found");
       return true;
     }
     if (r.what == worker_reply::kind::failed && (r.failure_kind() == "missing_entry" || r.failure_kind() == "load_error")) {
@@ -550,7 +617,7 @@ class judgment_run {
 
   // What the census after a call found, as a verdict: true once rejected.
   bool run_census_verdict(const json& body) {
-    if (j_.outcome == verdict::rejected) return true;
+    if (ended_) return true;
     std::string call = " (call " + std::to_string(j_.calls + 1) + ")";
     if (!body.value("new_threads", json::array()).empty())
       return !reject("background_thread", "threads the candidate started (not in the baseline taken before its library loaded) "
@@ -564,6 +631,14 @@ class judgment_run {
       return !reject("deferred_work", "work set up to run after the call returned: " + deferred + call);
     if (std::string cache = body.value("cache_tampering", ""); !cache.empty())
       return !reject("cache_game", "the call left " + cache + call);
+    // A ModelNew's outputs: a lazy or subclassed tensor is a hack; a wrong
+    // count, dtype or shape is a wrong answer.
+    if (body.contains("output_problem") && body["output_problem"].is_array() && body["output_problem"].size() == 2) {
+      std::string cls = body["output_problem"][0], what = body["output_problem"][1];
+      if (cls == "lazy_output") return !reject("lazy_output", what + call);
+      add_check("correctness", false, what + call);
+      return !fail(verdict::incorrect, what);
+    }
     return false;
   }
 
@@ -614,7 +689,7 @@ class judgment_run {
         bool census = opt_.defenses && j_.calls < opt_.trials;
         call_timing t = time_call_requests(census);
         if (!t) return candidate_failure(t.doing, t.err_reply);
-        if (j_.outcome == verdict::rejected) return false;
+        if (ended_) return false;
         const json& body = t.run.body;
         if (census) {
           if (body.contains("kernels")) census_launches_.insert(census_launches_.end(), body["kernels"].begin(), body["kernels"].end());
@@ -895,6 +970,7 @@ class judgment_run {
   bool fail(verdict v, const std::string& message) {
     j_.outcome = v;
     j_.message = message;
+    ended_ = true;
     return false;
   }
 
@@ -938,6 +1014,10 @@ class judgment_run {
   json census_launches_ = json::array();  // the trials' kernel launches, as the worker reported them
   std::string census_note_;              // why there is no census
   bool process_filter_ = false;          // the worker's seccomp filter is in place
+  bool ended_ = false;                   // a verdict is reached (fail() was called)
+  bool modelnew_ = false;                // a KernelBench ModelNew (.py), run by the Python worker
+  unsigned sandbox_uid_ = 0;             // the worker's unprivileged user, where the judge is root
+  json init_inputs_ = json::object();    // get_init_inputs(), for a ModelNew's constructor
   std::string sandbox_dir_;              // the worker's own folder (its cwd, its library)
   bool timing_ = false;                  // in the timed phase
   // The judge's time for a run request less the worker's window (excess),

@@ -36,6 +36,7 @@ result<std::vector<tensor_slot>> parse_slots(const json& arr, uint64_t exchange_
     t.shape = s.at("shape").get<std::vector<int64_t>>();
     t.offset = s.at("offset").get<uint64_t>();
     t.nbytes = s.at("nbytes").get<uint64_t>();
+    t.scalar = s.value("scalar", "");
     const dtype_info* d = find_dtype(t.dtype);
     if (!d) return make_error("unsupported dtype " + t.dtype + " for " + t.name);
     if (t.shape.size() > CUDAL1_MAX_DIMS) return make_error(t.name + " has more than 8 dimensions");
@@ -54,8 +55,11 @@ result<std::vector<tensor_slot>> parse_slots(const json& arr, uint64_t exchange_
 
 json slots_to_json(const std::vector<tensor_slot>& slots) {
   json arr = json::array();
-  for (const auto& t : slots)
-    arr.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}, {"offset", t.offset}, {"nbytes", t.nbytes}});
+  for (const auto& t : slots) {
+    json j = {{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}, {"offset", t.offset}, {"nbytes", t.nbytes}};
+    if (!t.scalar.empty()) j["scalar"] = t.scalar;
+    arr.push_back(std::move(j));
+  }
   return arr;
 }
 }  // namespace

@@ -22,6 +22,9 @@ struct tensor_slot {
   std::vector<int64_t> shape;
   uint64_t offset = 0;  // bytes from the start of the exchange, 256-aligned
   uint64_t nbytes = 0;
+  /// For an input that get_inputs() gave as a Python number: "int", "float"
+  /// or "bool" (a ModelNew receives it as that number); empty for a tensor.
+  std::string scalar;
 };
 
 /// How to reach the exchange buffer from another process.

@@ -191,7 +191,7 @@ std::string isolate_network() {
   return std::string("unshare(CLONE_NEWNET): ") + std::strerror(errno);
 }
 
-std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices) {
+std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices, const std::vector<std::string>& extra_reads) {
   long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   if (abi < 1) return std::string("Landlock unavailable: ") + std::strerror(errno);
   const uint64_t write = write_rights(abi);
@@ -208,6 +208,8 @@ std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices) {
   // /run or a build folder, none of them here).
   for (const char* root : {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys"})
     if (why.empty() && access(root, F_OK) == 0) why = allow(ruleset, root, read_tree);
+  for (const auto& dir : extra_reads)
+    if (why.empty() && access(dir.c_str(), F_OK) == 0) why = allow(ruleset, dir, read_tree);
   // Character devices need only WRITE_FILE (and TRUNCATE for O_TRUNC opens).
   uint64_t device_rights = read_file | (write & (LANDLOCK_ACCESS_FS_WRITE_FILE
 #ifdef LANDLOCK_ACCESS_FS_TRUNCATE

@@ -20,7 +20,10 @@ std::string isolate_network();
 /// /dev/null, zero, random, urandom and, for the CUDA backend, /dev/nvidia*.
 /// Binds the calling thread and threads it starts later, not threads that
 /// exist already. Returns "" on success, else why not.
-std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices);
+/// `extra_reads`: more folders to read (a Python's own tree where it lives
+/// outside those, for the Python candidate worker).
+std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices,
+                           const std::vector<std::string>& extra_reads = {});
 
 /// Forbids, for every thread of the process: starting processes (fork,
 /// vfork, execve, execveat, clone without CLONE_THREAD; clone3 fails with

@@ -46,6 +46,7 @@
 #include "device/device.h"
 #include "device/kernel_census.h"
 #include "worker/layout.h"
+#include "worker/census.h"
 #include "worker/sandbox.h"
 
 namespace cudal1 {
@@ -216,12 +217,7 @@ class worker {
     // Census, outside the window: threads not in the baseline (taken before
     // the candidate loaded) that are still running. A thread the call joined
     // may still be listed for a moment, but it is exiting (PF_EXITING) or dead.
-    json new_threads = json::array();
-    for (const auto& tid : list_threads()) {
-      if (baseline_threads_.count(tid) || !thread_running(tid)) continue;
-      std::string name = thread_name(tid);
-      new_threads.push_back(name.empty() ? tid : name + " (" + tid + ")");
-    }
+    json started = new_threads(baseline_threads_);
     std::string cache = dev_->cache_tampering();
     json kernels = json::array();
     if (census_ && census && ms) {
@@ -237,56 +233,13 @@ class worker {
     for (const auto& call : attempts.deferred_work) deferred += (deferred.empty() ? "" : "; ") + ("a denied " + call);
     if (!ms) return failure("runtime_error", ms.message());
     if (rc != 0) return failure("runtime_error", "cudal1_forward returned " + std::to_string(rc));
-    json reply = {{"ok", true}, {"ms", *ms}, {"new_threads", new_threads}, {"child_processes", children},
+    json reply = {{"ok", true}, {"ms", *ms}, {"new_threads", started}, {"child_processes", children},
                   {"process_attempts", denied}, {"deferred_work", deferred}, {"cache_tampering", cache}};
     if (census) {
       if (census_) reply["kernels"] = kernels;
       else reply["census"] = census_note_;
     }
     return reply;
-  }
-
-  // The worker starts no processes of its own: any child is the candidate's.
-  static std::vector<std::string> child_processes() {
-    std::vector<std::string> pids;
-    for (const auto& tid : list_threads()) {
-      std::ifstream in("/proc/self/task/" + tid + "/children");
-      for (std::string pid; in >> pid;) pids.push_back(pid);
-    }
-    return pids;
-  }
-
-  static std::set<std::string> list_threads() {
-    std::set<std::string> tids;
-    if (DIR* d = opendir("/proc/self/task")) {
-      while (dirent* e = readdir(d))
-        if (e->d_name[0] != '.') tids.insert(e->d_name);
-      closedir(d);
-    }
-    return tids;
-  }
-
-  // Whether a thread still runs: not gone, not a zombie, not exiting.
-  static bool thread_running(const std::string& tid) {
-    std::ifstream in("/proc/self/task/" + tid + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    size_t close = text.rfind(')');
-    if (close == std::string::npos) return false;
-    std::istringstream fields(text.substr(close + 2));
-    std::string state, skip;
-    unsigned long long flags = 0;
-    fields >> state;
-    for (int i = 0; i < 5; ++i) fields >> skip;  // ppid pgrp session tty_nr tpgid, then flags
-    fields >> flags;
-    constexpr unsigned long long kExiting = 0x4;  // PF_EXITING
-    return state != "Z" && state != "X" && !(flags & kExiting);
-  }
-
-  static std::string thread_name(const std::string& tid) {
-    std::ifstream in(tid == "self" ? std::string("/proc/self/comm") : "/proc/self/task/" + tid + "/comm");
-    std::string name;
-    std::getline(in, name);
-    return name;
   }
 
   json collect() {

@@ -1,0 +1,549 @@
+"""cudal1's worker for KernelBench-format Python candidates (class ModelNew).
+
+It speaks the native worker's protocol (src/worker/worker_main.cc) on fds 3
+(commands) and 4 (replies), one JSON object a line, so the judge treats both
+alike: hello, load, run (the judge's probes), open, stage, run, collect,
+return_params. Inputs, checks and statistics stay outside this process.
+
+Two modes:
+
+  cudal1_candidate.py --backend cpu|cuda --seal LIB [--sandbox-uid N] [--cpu N]
+      the run worker. It imports torch, maps the exchange, warms the device,
+      then seals itself with LIB (libcudal1_seal.so: Landlock, the
+      unprivileged user, the process filter; the judge started it in its own
+      namespaces) before the candidate's module is imported, so the module's
+      own code runs sealed. Extensions are never compiled here: load_inline
+      and load find what the build mode made, or fail.
+
+  cudal1_candidate.py --build CANDIDATE --out DIR --seal LIB [--sandbox-uid N] [--arch X.Y]
+      the build: imports the candidate once with the compilers allowed
+      (network, files and user restricted), so load_inline/load build its
+      extensions into DIR/ext, and writes DIR/manifest.json (which call built
+      which library). Exit status 0, or 1 with the error on stderr.
+"""
+import argparse
+import ctypes
+import hashlib
+import importlib.machinery
+import importlib.util
+import json
+import mmap
+import os
+import random
+import sys
+import time
+import traceback
+
+SEAL = None          # the seal library (ctypes), once loaded
+KMAX_SHIFT = 1 << 20  # the native worker's kMaxShiftBytes: addresses move by up to this
+
+
+def seal_call(fn, *args):
+    buf = ctypes.create_string_buffer(1 << 16)
+    getattr(SEAL, fn)(*args, buf, ctypes.c_size_t(len(buf)))
+    return json.loads(buf.value.decode() or "{}")
+
+
+def load_seal(path):
+    global SEAL
+    SEAL = ctypes.CDLL(path)
+    SEAL.cudal1_seal.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_int,
+                                 ctypes.c_char_p, ctypes.c_size_t]
+
+
+def pin_cpu(cpu):
+    if cpu is not None and cpu >= 0:
+        try:
+            os.sched_setaffinity(0, {cpu})  # before any thread exists: all inherit it
+        except OSError:
+            pass
+
+
+def python_reads():
+    """The folders this Python reads from (its library and site-packages), for
+    the sandbox's read rules where they lie outside the system's folders."""
+    keep = set()
+    for p in [sys.prefix, sys.exec_prefix, sys.base_prefix] + [p for p in sys.path if p]:
+        p = os.path.realpath(p)
+        if os.path.isdir(p) and p not in ("/", os.path.realpath(os.getcwd())):
+            keep.add(p)
+    return ":".join(sorted(keep))
+
+
+# ---- extensions: built once outside the run sandbox, loaded inside it ---------
+
+def extension_key(kind, args, kwargs):
+    """What identifies one load_inline/load call: its name, sources and flags."""
+    def norm(v):
+        if isinstance(v, (list, tuple)):
+            return [norm(x) for x in v]
+        if isinstance(v, dict):
+            return {k: norm(x) for k, x in sorted(v.items())}
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            return v
+        return repr(v)
+    if kind == "load":  # sources are files: their contents count
+        kwargs = dict(kwargs)
+        sources = kwargs.get("sources", args[1] if len(args) > 1 else [])
+        if isinstance(sources, str):
+            sources = [sources]
+        contents = []
+        for s in sources:
+            try:
+                with open(s, "rb") as f:
+                    contents.append(hashlib.sha256(f.read()).hexdigest())
+            except OSError:
+                contents.append(s)
+        kwargs["_source_contents"] = contents
+    text = json.dumps({"kind": kind, "args": norm(list(args)), "kwargs": norm(kwargs)}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def extension_name(args, kwargs):
+    return kwargs.get("name", args[0] if args else "extension")
+
+
+def patch_extensions_for_build(manifest, ext_dir):
+    """load_inline/load build as usual (into TORCH_EXTENSIONS_DIR), and the
+    manifest records which library each call made."""
+    import torch.utils.cpp_extension as ce
+    real = {"load_inline": ce.load_inline, "load": ce.load}
+
+    def wrap(kind):
+        def built(*args, **kwargs):
+            kwargs.setdefault("verbose", False)
+            # The key first: load_inline changes the lists it is given.
+            key = extension_key(kind, args, kwargs)
+            module = real[kind](*args, **kwargs)
+            path = getattr(module, "__file__", None)
+            if not path:
+                raise RuntimeError(f"{kind}: the extension has no library file (is_python_module=False is not supported)")
+            manifest[key] = {
+                "name": getattr(module, "__name__", extension_name(args, kwargs)),
+                "library": os.path.relpath(os.path.realpath(path), os.path.realpath(ext_dir))}
+            return module
+        return built
+    ce.load_inline = wrap("load_inline")
+    ce.load = wrap("load")
+
+
+def patch_extensions_for_run(manifest, ext_dir):
+    """load_inline/load return the library the build made for the same call;
+    nothing is compiled in the run sandbox."""
+    import torch.utils.cpp_extension as ce
+
+    def wrap(kind):
+        def prebuilt(*args, **kwargs):
+            kwargs.setdefault("verbose", False)
+            entry = manifest.get(extension_key(kind, args, kwargs))
+            if entry is None:
+                raise RuntimeError(f"{kind}({extension_name(args, kwargs)!r}): this call was not made when the "
+                                   "candidate was built (extensions are built before the run, from the same code)")
+            # Opened by its relative path, loaded through the descriptor: the
+            # loader would make the path absolute, through folders above this
+            # one that the unprivileged user may not enter.
+            fd = os.open(os.path.join(ext_dir, entry["library"]), os.O_RDONLY)
+            try:
+                path = f"/proc/self/fd/{fd}"
+                loader = importlib.machinery.ExtensionFileLoader(entry["name"], path)
+                spec = importlib.util.spec_from_file_location(entry["name"], path, loader=loader)
+                module = importlib.util.module_from_spec(spec)
+                loader.exec_module(module)
+            finally:
+                os.close(fd)
+            return module
+        return prebuilt
+    ce.load_inline = wrap("load_inline")
+    ce.load = wrap("load")
+
+
+def import_candidate(path):
+    """Runs the candidate's file as a module. Read by the path as given (a
+    relative one stays relative: the unprivileged user reaches its folder by
+    its working directory only)."""
+    import types
+    with open(path, "rb") as f:
+        source = f.read()
+    module = types.ModuleType("cudal1_candidate_module")
+    module.__file__ = path
+    sys.modules["cudal1_candidate_module"] = module
+    exec(compile(source, os.path.basename(path), "exec"), module.__dict__)
+    return module
+
+
+def build_main(a):
+    load_seal(a.seal)
+    net = seal_call("cudal1_isolate_network")
+    out = os.path.realpath(a.out)
+    ext_dir = os.path.join(out, "ext")
+    os.environ["TORCH_EXTENSIONS_DIR"] = ext_dir
+    os.environ["TMPDIR"] = os.path.join(out, "tmp")
+    if a.arch:
+        os.environ["TORCH_CUDA_ARCH_LIST"] = a.arch
+    import torch  # noqa: F401
+    import torch.utils.cpp_extension  # noqa: F401
+    layers = seal_call("cudal1_seal", out.encode(), python_reads().encode(), 0, a.sandbox_uid, 0)
+    # Made as the sandbox's user, which owns the build folder.
+    os.makedirs(ext_dir, exist_ok=True)
+    os.makedirs(os.path.join(out, "tmp"), exist_ok=True)
+    manifest = {}
+    patch_extensions_for_build(manifest, ext_dir)
+    try:
+        module = import_candidate(a.build)
+        if not hasattr(module, "ModelNew"):
+            raise RuntimeError("the candidate defines no class ModelNew")
+    except BaseException as e:  # noqa: B902 - a candidate's SystemExit is an error too
+        sys.stderr.write("".join(traceback.format_exception(type(e), e, e.__traceback__)[-12:]))
+        return 1
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump({"extensions": manifest, "sandbox": dict(layers, **net)}, f)
+    return 0
+
+
+# ---- the run worker -------------------------------------------------------------
+
+class Worker:
+    def __init__(self, backend):
+        import torch
+        # Imported before the seal: at import it looks for compilers with
+        # subprocesses, which the sealed process may not start.
+        import torch.utils.cpp_extension  # noqa: F401
+        self.torch = torch
+        self.backend = backend
+        self.device = torch.device("cuda" if backend == "cuda" else "cpu")
+        self.model = None
+        self.probe_only = True
+        self.driver = None
+
+    # device facts, as the native worker's hello gives them
+    def facts(self):
+        torch = self.torch
+        if self.backend != "cuda":
+            return {"backend": "cpu", "name": cpu_name(), "l2_bytes": 32 << 20}
+        p = torch.cuda.get_device_properties(0)
+        return {"backend": "cuda", "name": p.name, "compute_capability": f"{p.major}.{p.minor}",
+                "sm_count": p.multi_processor_count, "l2_bytes": getattr(p, "L2_cache_size", 0),
+                "memory_bytes": p.total_memory, "driver_version": 0,
+                "runtime_version": int(torch.version.cuda.replace(".", "")) * 10 if torch.version.cuda else 0}
+
+    def dtype(self, name):
+        t = self.torch
+        return {"f32": t.float32, "f64": t.float64, "f16": t.float16, "bf16": t.bfloat16, "i32": t.int32,
+                "i64": t.int64, "bool": t.bool, "u8": t.uint8, "i8": t.int8}[name]
+
+    def view(self, base, offset, spec):
+        raw = base[offset:offset + spec["nbytes"]]
+        return raw.view(self.dtype(spec["dtype"])).view(spec["shape"])
+
+    def open_exchange(self, ex):
+        torch = self.torch
+        if ex["kind"] == "file":
+            with open(ex["path"], "r+b") as f:
+                self.mapping = mmap.mmap(f.fileno(), ex["bytes"])
+            return torch.frombuffer(self.mapping, dtype=torch.uint8)
+        torch.cuda.synchronize()  # torch's context is current on this thread
+        self.driver = ctypes.CDLL("libcuda.so.1")
+        handle = (ctypes.c_char * 64).from_buffer_copy(bytes.fromhex(ex["handle"]))
+        ptr = ctypes.c_uint64(0)
+        rc = self.driver.cuIpcOpenMemHandle_v2(ctypes.byref(ptr), handle, ctypes.c_uint(1))
+        if rc != 0:
+            raise RuntimeError(f"cuIpcOpenMemHandle failed (CUresult {rc})")
+        nbytes = ex["bytes"]
+
+        class Block:
+            __cuda_array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (ptr.value, False), "version": 2}
+        return torch.as_tensor(Block(), device=self.device)[ex.get("offset", 0):]
+
+    def sync(self):
+        if self.backend == "cuda":
+            self.torch.cuda.synchronize()
+
+    def load(self, cmd):
+        torch = self.torch
+        layout = cmd["layout"]
+        self.layout = layout
+        self.init_inputs = cmd.get("init_inputs", [])
+        self.exchange = self.open_exchange(layout["exchange"])
+        arena_bytes = max([s["offset"] + s["nbytes"] for s in layout["inputs"] + layout["outputs"]] + [256]) + KMAX_SHIFT
+        self.arenas = [torch.empty(arena_bytes, dtype=torch.uint8, device=self.device) for _ in range(2)]
+        self.params = {s["name"]: self.view(self.exchange, s["offset"], s).clone() for s in layout["params"]}
+        self.flush_buffer = torch.empty(256 << 20 if self.backend == "cuda" else 64 << 20, dtype=torch.uint8,
+                                        device=self.device)
+        self.flushes = 0
+        # What torch starts lazily starts now, before the thread baseline: its
+        # intra-op pool and, on CUDA, the driver's threads and the caching
+        # allocator. A ModelNew that merely uses torch is never taken for one
+        # that starts threads.
+        a = torch.randn(256, 256, device=self.device)
+        (a @ a).sum().item()
+        torch.randn(1 << 20).sum().item()
+        if self.backend == "cuda":
+            self.start = torch.cuda.Event(enable_timing=True)
+            self.end = torch.cuda.Event(enable_timing=True)
+            self.start.record()
+            self.end.record()
+            self.end.synchronize()
+            self.persisting_l2(reset=True)
+        self.sync()
+        sandbox = dict(self.network)
+        sandbox.update(seal_call("cudal1_seal", os.getcwd().encode(), python_reads().encode(),
+                                 1 if self.backend == "cuda" else 0, self.sandbox_uid, 1))
+        seal_call("cudal1_census_baseline")
+        return {"ok": True, "sandbox": sandbox}
+
+    def persisting_l2(self, reset):
+        """Resets the persisting-L2 limit and lines (reset), or says what a call
+        left: a limit above 0, an access-policy window on the current stream."""
+        if self.driver is None:
+            self.driver = ctypes.CDLL("libcuda.so.1")
+        limit_persisting_l2 = 0x06  # CU_LIMIT_PERSISTING_L2_CACHE_SIZE
+        if reset:
+            self.driver.cuCtxSetLimit(ctypes.c_int(limit_persisting_l2), ctypes.c_size_t(0))
+            self.driver.cuCtxResetPersistingL2Cache()
+            return ""
+        value = ctypes.c_size_t(0)
+        found = ""
+        if self.driver.cuCtxGetLimit(ctypes.byref(value), ctypes.c_int(limit_persisting_l2)) == 0 and value.value > 0:
+            found = f"a persisting-L2 limit of {value.value} bytes"
+        window = (ctypes.c_uint8 * 64)()  # CUaccessPolicyWindow inside CUstreamAttrValue: base_ptr, num_bytes...
+        stream = ctypes.c_void_p(self.torch.cuda.current_stream().cuda_stream)
+        if self.driver.cuStreamGetAttribute(stream, ctypes.c_int(1), ctypes.byref(window)) == 0:
+            num_bytes = int.from_bytes(bytes(window[8:16]), "little")
+            if num_bytes > 0:
+                found += ("; " if found else "") + f"an access-policy window of {num_bytes} bytes on the current stream"
+        return found
+
+    def open_candidate(self, cmd):
+        torch = self.torch
+        # Paths relative to the working folder: the unprivileged user reaches
+        # its folder by it, not through the judge's folders above it.
+        path = cmd["library"]
+        manifest = {}
+        mpath = os.path.join("build", "manifest.json")
+        if os.path.exists(mpath):
+            with open(mpath) as f:
+                manifest = json.load(f).get("extensions", {})
+        patch_extensions_for_run(manifest, os.path.join("build", "ext"))
+        if "error" in self.init_inputs:
+            return {"ok": False, "kind": "load_error", "message": self.init_inputs["error"]}
+        try:
+            module = import_candidate(path)
+        except BaseException as e:  # noqa: B902
+            return {"ok": False, "kind": "load_error", "message": "importing the candidate failed: " + short_trace(e)}
+        cls = getattr(module, "ModelNew", None)
+        if cls is None:
+            return {"ok": False, "kind": "missing_entry", "message": "the candidate defines no class ModelNew"}
+        try:
+            with torch.no_grad():
+                model = cls(*self.init_inputs.get("values", []))
+            model = model.to(self.device).eval()
+        except BaseException as e:  # noqa: B902
+            return {"ok": False, "kind": "load_error", "message": "ModelNew(*get_init_inputs()) failed: " + short_trace(e)}
+        state = model.state_dict()
+        want, have = set(self.params), set(state)
+        if want != have:
+            return {"ok": False, "kind": "load_error",
+                    "message": "ModelNew's parameters and buffers do not match the task's Model by name: missing "
+                               f"{sorted(want - have)}, unexpected {sorted(have - want)}"}
+        for name, value in self.params.items():
+            if tuple(state[name].shape) != tuple(value.shape) or state[name].dtype != value.dtype:
+                return {"ok": False, "kind": "load_error",
+                        "message": f"ModelNew's {name} is {state[name].dtype} {list(state[name].shape)}, the task's "
+                                   f"{value.dtype} {list(value.shape)}"}
+        model.load_state_dict(self.params, strict=True)
+        torch.set_grad_enabled(False)
+        self.model = model
+        self.probe_only = False
+        return {"ok": True}
+
+    def stage(self, cmd):
+        torch = self.torch
+        base = self.arenas[cmd["arena"]][cmd["shift"]:]
+        self.args = []
+        for s in self.layout["inputs"]:
+            v = self.view(base, s["offset"], s)
+            v.copy_(self.view(self.exchange, s["offset"], s))
+            self.args.append(v)
+        self.outs = [self.view(base, s["offset"], s) for s in self.layout["outputs"]]
+        self.flushes += 1
+        self.flush_buffer.fill_(self.flushes & 0xFF)
+        if self.backend == "cuda":
+            self.persisting_l2(reset=True)
+        self.sync()
+        return {"ok": True}
+
+    def call_args(self):
+        out = []
+        for s, v in zip(self.layout["inputs"], self.args):
+            kind = s.get("scalar")
+            out.append({"int": int, "float": float, "bool": bool}[kind](v.item()) if kind else v)
+        return out
+
+    def run(self, cmd):
+        torch = self.torch
+        probe_ms = cmd.get("probe_ms", 0.0)
+        args = None if self.probe_only else self.call_args()
+        result, error = None, None
+        if self.backend == "cuda":
+            torch.cuda.synchronize()
+            self.start.record()
+            try:
+                if self.probe_only:
+                    for o in self.outs:
+                        o.fill_(0)
+                    torch.cuda._sleep(int(probe_ms * 1.98e6))  # cycles at the H200's 1980 MHz
+                else:
+                    result = self.model(*args)
+            except BaseException as e:  # noqa: B902
+                error = e
+            try:
+                torch.cuda.synchronize()
+            except BaseException as e:  # noqa: B902
+                error = error or e
+            self.end.record()
+            self.end.synchronize()
+            ms = self.start.elapsed_time(self.end)
+        else:
+            t0 = time.perf_counter()
+            try:
+                if self.probe_only:
+                    for o in self.outs:
+                        o.fill_(0)
+                    while (time.perf_counter() - t0) * 1e3 < probe_ms:
+                        pass
+                else:
+                    result = self.model(*args)
+            except BaseException as e:  # noqa: B902
+                error = e
+            ms = (time.perf_counter() - t0) * 1e3
+        census = seal_call("cudal1_census")
+        if error is not None:
+            return {"ok": False, "kind": "runtime_error", "message": "ModelNew.forward raised " + short_trace(error)}
+        reply = {"ok": True, "ms": ms, "new_threads": census["new_threads"], "child_processes": census["child_processes"],
+                 "process_attempts": census["process_attempts"], "deferred_work": census["deferred_work"],
+                 "cache_tampering": self.persisting_l2(reset=False) if self.backend == "cuda" else ""}
+        if cmd.get("census"):
+            reply["census"] = "not available for ModelNew candidates yet"
+        if not self.probe_only:
+            problem = self.take_outputs(result)
+            if problem:
+                reply["output_problem"] = problem
+        return reply
+
+    def take_outputs(self, result):
+        """Copies what forward returned into the judge's output buffers, after
+        the window: it must be plain tensors of the reference's dtypes and
+        shapes, on the device (a subclass or proxy could compute when read)."""
+        torch = self.torch
+        outs = list(result) if isinstance(result, (tuple, list)) else [result]
+        if len(outs) != len(self.outs):
+            return ("wrong_output", f"forward returned {len(outs)} outputs, the task's Model returns {len(self.outs)}")
+        for i, (got, want) in enumerate(zip(outs, self.outs)):
+            if type(got) is not torch.Tensor:
+                return ("lazy_output", f"output {i} is a {type(got).__module__}.{type(got).__name__}, not a plain "
+                                       "torch.Tensor (a subclass or proxy can compute when read, outside the window)")
+            if got.dtype != want.dtype or tuple(got.shape) != tuple(want.shape) or got.device.type != want.device.type:
+                return ("wrong_output", f"output {i} is {got.dtype} {list(got.shape)} on {got.device}, the task's is "
+                                        f"{want.dtype} {list(want.shape)} on {want.device}")
+            want.copy_(got)
+        self.sync()
+        return None
+
+    def collect(self, cmd):
+        for s, v in zip(self.layout["outputs"], self.outs):
+            self.view(self.exchange, s["offset"], s).copy_(v)
+        for s, v in zip(self.layout["inputs"], self.args):
+            self.view(self.exchange, s["offset"], s).copy_(v)
+        self.sync()
+        return {"ok": True}
+
+    def return_params(self, cmd):
+        state = self.model.state_dict() if self.model is not None else self.params
+        for s in self.layout["params"]:
+            self.view(self.exchange, s["offset"], s).copy_(state[s["name"]].detach())
+        self.sync()
+        return {"ok": True}
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "cpu"
+
+
+def short_trace(e):
+    lines = traceback.format_exception(type(e), e, e.__traceback__)
+    return f"{type(e).__name__}: {e}\n" + "".join(lines[-6:]).strip()
+
+
+def run_main(a):
+    pin_cpu(a.cpu)
+    load_seal(a.seal)
+    network = seal_call("cudal1_isolate_network")
+    commands = os.fdopen(3, "r")
+    replies = os.fdopen(4, "w")
+
+    def send(obj):
+        replies.write(json.dumps(obj, allow_nan=False) + "\n")
+        replies.flush()
+    try:
+        worker = Worker(a.backend)
+        if a.backend == "cuda" and not worker.torch.cuda.is_available():
+            send({"ok": False, "kind": "no_device", "message": "torch sees no CUDA device"})
+            return 1
+        worker.network = network
+        worker.sandbox_uid = a.sandbox_uid
+        if a.backend == "cuda":
+            worker.torch.cuda.init()
+        send({"ok": True, "device": worker.facts()})
+    except BaseException as e:  # noqa: B902
+        send({"ok": False, "kind": "no_device", "message": short_trace(e)})
+        return 1
+    handlers = {"load": worker.load, "open": worker.open_candidate, "stage": worker.stage, "run": worker.run,
+                "collect": worker.collect, "return_params": worker.return_params}
+    for line in commands:
+        try:
+            cmd = json.loads(line)
+        except ValueError:
+            send({"ok": False, "kind": "internal", "message": "malformed command"})
+            continue
+        op = cmd.get("op")
+        if op == "quit":
+            send({"ok": True, "id": cmd.get("id")})
+            return 0
+        try:
+            if op not in handlers:
+                raise RuntimeError(f"unknown command {op}")
+            reply = handlers[op](cmd)
+        except BaseException as e:  # noqa: B902
+            reply = {"ok": False, "kind": "runtime_error" if op in ("run", "stage", "collect") else "internal",
+                     "message": short_trace(e)}
+        reply["id"] = cmd.get("id")
+        send(reply)
+        if not reply.get("ok") and reply.get("kind") == "runtime_error" and a.backend == "cuda":
+            return 4  # a CUDA error may have poisoned the context
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description="cudal1's ModelNew worker (started by cudal1)")
+    ap.add_argument("--backend", default="cpu")
+    ap.add_argument("--seal", required=True)
+    ap.add_argument("--sandbox-uid", type=int, default=0)
+    ap.add_argument("--cpu", type=int, default=-1)
+    ap.add_argument("--build")
+    ap.add_argument("--out")
+    ap.add_argument("--arch")
+    a = ap.parse_args()
+    if a.build:
+        return build_main(a)
+    return run_main(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+// Building a KernelBench-format Python candidate (class ModelNew): its
+// load_inline/load extensions are compiled once, outside the run sandbox
+// (the compilers must run), in a process sealed otherwise (own namespaces,
+// no network, writes only to its build folder, an unprivileged user), with a
+// time limit, into the content-hash cache. The run worker then loads what
+// was built and compiles nothing.
+#pragma once
+
+#include <string>
+
+#include "base/result.h"
+#include "compile/compiler.h"
+
+namespace cudal1 {
+
+struct modelnew_build_request {
+  std::string source_path;   // the candidate (a copy in the judgment's scratch folder)
+  std::string display_name;  // how diagnostics name it
+  std::string python;        // the interpreter with torch (the reference's)
+  std::string script;        // share/cudal1/python/cudal1_candidate.py
+  std::string seal_library;  // share/cudal1/lib/libcudal1_seal.so
+  std::string cache_dir;
+  std::string arch;          // "9.0" for CUDA (TORCH_CUDA_ARCH_LIST), empty on the CPU
+  unsigned sandbox_uid = 0;  // the unprivileged user, where the judge is root
+  bool isolate = true;       // own namespaces (needs root)
+  double timeout_s = 120;
+};
+
+/// Builds (or finds in the cache) the candidate's extensions. On success
+/// outcome.library_path is the build folder (manifest.json, ext/). A failed
+/// import or build is an outcome (ok false, diagnostics), not an error.
+/// Errors: the cache is unwritable, the process cannot start.
+result<compile_outcome> build_modelnew(const modelnew_build_request& req);
+
+}  // namespace cudal1
