@@ -20,7 +20,7 @@ std::vector<audit_rule> rules_from_source_tree() {
 
 bool hits_rule(const std::string& source, const audit_rule& rule) {
   std::vector<audit_rule> one = {rule};  // hits point into the rules: keep them alive
-  for (const auto& h : audit_source(source, one))
+  for (const auto& h : audit_source(source, one, rule.scope == "python" ? "python" : "native"))
     if (h.rule->id == rule.id) return true;
   return false;
 }
@@ -48,9 +48,10 @@ TEST(AuditRules, CoverTheHackClassesOfTheIssue) {
 
 TEST(AuditRules, MalformedFilesAreErrors) {
   EXPECT_FALSE(parse_audit_rules("only\ttwo\n").ok());
-  EXPECT_FALSE(parse_audit_rules("id\turgent\tc\tx\te\th\tm\n").ok());
-  EXPECT_FALSE(parse_audit_rules("id\thigh\tc\t([\te\th\tm\n").ok());
-  EXPECT_TRUE(parse_audit_rules("# a comment\n\nid\thigh\tc\tx\te\tx\ty\n").ok());
+  EXPECT_FALSE(parse_audit_rules("id\turgent\tc\tx\te\th\tm\tany\n").ok());
+  EXPECT_FALSE(parse_audit_rules("id\thigh\tc\t([\te\th\tm\tany\n").ok());
+  EXPECT_FALSE(parse_audit_rules("id\thigh\tc\tx\te\tx\ty\tperl\n").ok());
+  EXPECT_TRUE(parse_audit_rules("# a comment\n\nid\thigh\tc\tx\te\tx\ty\tany\n").ok());
 }
 
 TEST(StripComments, BlanksCommentsKeepsCodeStringsAndLines) {
@@ -62,6 +63,23 @@ TEST(StripComments, BlanksCommentsKeepsCodeStringsAndLines) {
   EXPECT_NE(t.find("int b = 1;"), std::string::npos);
   EXPECT_NE(t.find("\"// kept\""), std::string::npos);
   EXPECT_EQ(std::count(t.begin(), t.end(), '\n'), 3);
+}
+
+TEST(AuditSource, RulesReadTheirOwnLanguage) {
+  auto rules = rules_from_source_tree();
+  auto ids = [&](const std::string& src, const std::string& lang) {
+    std::set<std::string> out;
+    for (const auto& h : audit_source(src, rules, lang)) out.insert(h.rule->id);
+    return out;
+  };
+  std::string py = "import threading\nsrc = \"\"\"\ncudaStreamCreate(&s);\nout = torch::empty_like(x);\n\"\"\"\n";
+  auto in_python = ids(py, "python");
+  EXPECT_TRUE(in_python.count("py-thread"));       // a Python rule
+  EXPECT_TRUE(in_python.count("stream-create"));   // an any-source rule, in the embedded CUDA
+  EXPECT_FALSE(in_python.count("torch-call"));     // a native-only rule: a ModelNew calls torch by design
+  EXPECT_FALSE(ids(py, "native").count("py-thread"));
+  EXPECT_EQ(source_language("a/b.py"), "python");
+  EXPECT_EQ(source_language("a/b.cu"), "native");
 }
 
 TEST(AuditSource, ReportsLinesOfTheOriginal) {
@@ -80,9 +98,11 @@ TEST(AuditExamples, HonestCleanHacksFlagged) {
   namespace fs = std::filesystem;
   for (const auto& entry : fs::recursive_directory_iterator(std::string(CUDAL1_SOURCE_DIR) + "/examples")) {
     std::string path = entry.path().string(), name = entry.path().filename().string();
-    if (entry.path().extension() != ".cpp" && entry.path().extension() != ".cu") continue;
-    auto hits = audit_source(*read_file(path), rules);
-    if (name == "correct.cpp" || name == "correct.cu") {
+    std::string ext = entry.path().extension().string();
+    if (ext != ".cpp" && ext != ".cu" && ext != ".py") continue;
+    if (name == "task.py") continue;
+    auto hits = audit_source(*read_file(path), rules, source_language(path));
+    if (name == "correct.cpp" || name == "correct.cu" || name.rfind("modelnew_correct", 0) == 0) {
       for (const auto& h : hits) EXPECT_NE(h.rule->severity, "high") << path << ": " << h.rule->id;
     }
     if (name.rfind("hack_", 0) == 0 && name != "hack_shrink.cpp" && name != "hack_bf16.cpp") {

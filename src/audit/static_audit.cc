@@ -16,10 +16,12 @@ result<std::vector<audit_rule>> parse_audit_rules(const std::string& text) {
     std::vector<std::string> f;
     std::stringstream fields(line);
     for (std::string field; std::getline(fields, field, '\t');) f.push_back(field);
-    if (f.size() != 7) return make_error("audit rules line " + std::to_string(number) + ": 7 tab-separated fields expected");
+    if (f.size() != 8) return make_error("audit rules line " + std::to_string(number) + ": 8 tab-separated fields expected");
     if (f[1] != "high" && f[1] != "medium" && f[1] != "low")
       return make_error("audit rules line " + std::to_string(number) + ": severity must be high, medium or low");
-    audit_rule r{f[0], f[1], f[2], f[3], f[4], f[5], f[6], {}};
+    if (f[7] != "any" && f[7] != "native" && f[7] != "python")
+      return make_error("audit rules line " + std::to_string(number) + ": scope must be any, native or python");
+    audit_rule r{f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], {}};
     try {
       r.regex = std::regex(r.pattern, std::regex::ECMAScript | std::regex::optimize);
     } catch (const std::regex_error& e) {
@@ -73,12 +75,17 @@ std::string strip_comments(const std::string& s) {
   return out;
 }
 
-std::vector<audit_hit> audit_source(const std::string& source, const std::vector<audit_rule>& rules) {
+std::string source_language(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0 ? "python" : "native";
+}
+
+std::vector<audit_hit> audit_source(const std::string& source, const std::vector<audit_rule>& rules, const std::string& language) {
   std::vector<audit_hit> hits;
   std::istringstream code(strip_comments(source)), original(source);
   std::string line, raw;
   for (int number = 1; std::getline(code, line) && std::getline(original, raw); ++number) {
     for (const auto& r : rules) {
+      if (r.scope != "any" && r.scope != language) continue;
       if (!std::regex_search(line, r.regex)) continue;
       size_t first = raw.find_first_not_of(" \t");
       hits.push_back({&r, number, first == std::string::npos ? "" : raw.substr(first, 160)});

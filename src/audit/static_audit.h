@@ -20,6 +20,7 @@ struct audit_rule {
   std::string pattern;
   std::string explanation;
   std::string example_hit, example_miss;  // its test: must match, must not match
+  std::string scope;  // the sources it reads: "any", "native" (.cu, .cpp) or "python" (a ModelNew .py)
   std::regex regex;
 };
 
@@ -37,8 +38,12 @@ result<std::vector<audit_rule>> load_audit_rules();
 /// The source with comments blanked out (string literals kept), line breaks kept.
 std::string strip_comments(const std::string& source);
 
-/// Every rule hit in the source, in line order.
-std::vector<audit_hit> audit_source(const std::string& source, const std::vector<audit_rule>& rules);
+/// Every rule hit in the source, in line order: the rules whose scope is
+/// "any" or `language` ("native" or "python").
+std::vector<audit_hit> audit_source(const std::string& source, const std::vector<audit_rule>& rules,
+                                    const std::string& language = "native");
+/// "python" for a .py file, else "native".
+std::string source_language(const std::string& path);
 
 nlohmann::json audit_hits_json(const std::vector<audit_hit>& hits);
 

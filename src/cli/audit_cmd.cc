@@ -35,7 +35,7 @@ int run_audit(const args_t& args) {
   for (const auto& f : files) {
     auto source = read_file(f);
     if (!source) return usage_error(source.message());
-    auto hits = audit_source(*source, *rules);
+    auto hits = audit_source(*source, *rules, source_language(f));
     if (as_json) {
       std::printf("%s\n", nlohmann::json{{"candidate", f}, {"hits", audit_hits_json(hits)}}.dump().c_str());
       continue;

@@ -489,7 +489,7 @@ class judgment_run {
     progress_.phase("building " + name);
     auto source = read_file(j_.candidate_path);
     if (!source) return fail(verdict::compile_error, source.message());
-    if (auto rules = load_audit_rules(); rules) j_.audit = audit_hits_json(audit_source(*source, *rules));
+    if (auto rules = load_audit_rules(); rules) j_.audit = audit_hits_json(audit_source(*source, *rules, "python"));
     std::string copy = scratch_ + "/candidate.py";
     if (auto s = write_file_atomic(copy, *source); !s) return fail(verdict::compile_error, s.message());
     modelnew_build_request req;
