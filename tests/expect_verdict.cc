@@ -1,6 +1,7 @@
 // expect_verdict: runs `cudal1 eval ... --json` and checks each candidate's
-// verdict against the first line of its source ("// expect: VERDICT") and,
-// where its second line says "// expect-hack: CLASS", that the judgment
+// verdict against the first line of its source ("// expect: VERDICT", or
+// "# expect: VERDICT" in a Python candidate) and, where its second line says
+// "// expect-hack: CLASS" ("# expect-hack: CLASS"), that the judgment
 // reports a hack of that class (and none where it says nothing).
 //
 //   expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] -- TASK CAND... [eval flags]
@@ -18,12 +19,20 @@
 
 namespace {
 
+// The value of a tag line ("// NAME: value" or "# NAME: value"), or empty.
+std::string tag_value(const std::string& line, const std::string& name) {
+  for (const std::string prefix : {"// ", "# "}) {
+    std::string tag = prefix + name + ": ";
+    if (line.rfind(tag, 0) == 0) return line.substr(tag.size());
+  }
+  return "";
+}
+
 std::string expected_verdict(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
-  const std::string tag = "// expect: ";
-  return line.rfind(tag, 0) == 0 ? line.substr(tag.size()) : "";
+  return tag_value(line, "expect");
 }
 
 // The hack class a candidate must be caught with ("// expect-hack: CLASS" on
@@ -33,12 +42,11 @@ std::string expected_hack(const std::string& path) {
   std::string line;
   std::getline(in, line);
   std::getline(in, line);
-  const std::string tag = "// expect-hack: ";
-  return line.rfind(tag, 0) == 0 ? line.substr(tag.size()) : "";
+  return tag_value(line, "expect-hack");
 }
 
 bool is_candidate(const std::string& arg) {
-  for (const char* ext : {".cu", ".cpp"})
+  for (const char* ext : {".cu", ".cpp", ".py"})
     if (arg.size() > 4 && arg.compare(arg.size() - std::string(ext).size(), std::string::npos, ext) == 0) return true;
   return false;
 }
@@ -65,6 +73,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> expected, expected_hacks;
   for (++i; i < argc; ++i) {
     cmd.push_back(argv[i]);
+    // The task comes right after "--", so the arg before it starts with "--"
+    // as a flag's does: a .py task is never taken for a candidate.
     if (is_candidate(argv[i]) && std::string(argv[i - 1]).rfind("--", 0) != 0) {
       expected.push_back(override_verdict.empty() ? expected_verdict(argv[i]) : override_verdict);
       expected_hacks.push_back(override_verdict.empty() ? expected_hack(argv[i]) : override_hack);

@@ -1,0 +1,14 @@
+# expect: correct
+# A KernelBench ModelNew in plain PyTorch on the GPU: silu(x) * scale.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ModelNew(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.scale = nn.Parameter(torch.randn(dim))
+
+    def forward(self, x):
+        return F.silu(x) * self.scale
