@@ -161,32 +161,39 @@ result<std::vector<bench_item>> collect_jsonl_items(const std::string& jsonl_pat
     std::string where = jsonl_path + ":" + std::to_string(line_no);
     json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return make_error(where + ": not a JSON object");
-    for (const char* field : {"ref_code", "custom_code"})
-      if (!j.contains(field) || !j[field].is_string()) return make_error(where + ": no " + field + " (a string)");
+    if (!j.contains("ref_code") || !j["ref_code"].is_string()) return make_error(where + ": no ref_code (a string)");
+    // custom_code is null where CUDA-L1 found no speedup: the reference is then timed alone.
+    if (!j.contains("custom_code") || !(j["custom_code"].is_string() || j["custom_code"].is_null()))
+      return make_error(where + ": no custom_code (a string, or null)");
     auto id = [&](const char* field) -> std::string {
       if (!j.contains(field)) return "?";
       return j[field].is_string() ? j[field].get<std::string>() : j[field].dump();
     };
-    std::string ref = j["ref_code"], custom = j["custom_code"];
+    std::string ref = j["ref_code"];
     std::string task_path = work_dir + "/task-" + sha256_hex(ref).substr(0, 16) + ".py";
-    std::string cand_path = work_dir + "/candidate-" + sha256_hex(custom).substr(0, 16) + ".py";
     if (!file_exists(task_path))
       if (auto s = write_file_atomic(task_path, ref); !s) return s.err();
-    if (!file_exists(cand_path))
-      if (auto s = write_file_atomic(cand_path, custom); !s) return s.err();
     bench_item it;
     it.task_name = "level" + id("level_id") + "/" + id("task_id");
     it.task_path = task_path;
-    it.candidate_path = cand_path;
-    it.format = "modelnew";
-    it.sample = samples[it.task_name]++;
+    if (j["custom_code"].is_string()) {
+      std::string custom = j["custom_code"];
+      std::string cand_path = work_dir + "/candidate-" + sha256_hex(custom).substr(0, 16) + ".py";
+      if (!file_exists(cand_path))
+        if (auto s = write_file_atomic(cand_path, custom); !s) return s.err();
+      it.candidate_path = cand_path;
+      it.format = "modelnew";
+      it.sample = samples[it.task_name]++;
+    }
     it.origin = where;
+    // The published score beside the re-judged one: the score against eager
+    // PyTorch where the line has it, else the first score_* field.
     json scores = json::object();
     for (const auto& [k, v] : j.items())
-      if (k.rfind("score", 0) == 0 && v.is_number()) {
-        scores[k] = v;
-        if (!it.published_score) it.published_score = v.get<double>();
-      }
+      if (k.rfind("score", 0) == 0 && v.is_number()) scores[k] = v;
+    for (const char* k : {"score_default", "score", "speedup"})
+      if (!it.published_score && j.contains(k) && j[k].is_number()) it.published_score = j[k].get<double>();
+    if (!it.published_score && !scores.empty()) it.published_score = scores.begin().value().get<double>();
     if (!scores.empty()) it.published = scores;
     out.push_back(std::move(it));
   }

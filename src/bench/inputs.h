@@ -42,8 +42,10 @@ result<std::vector<bench_item>> collect_suite_items(const std::vector<std::strin
                                                     const std::string& backend);
 
 /// CUDA-L1's release format, one JSON object per line: level_id, task_id,
-/// ref_code (the task), custom_code (a ModelNew candidate) and score_*
-/// fields (kept as published scores). The task and candidate sources are
+/// ref_code (the task), custom_code (a ModelNew candidate; null where none
+/// was found: the reference is then timed alone) and score_* fields (kept as
+/// published scores; score_default, the one against eager PyTorch, is the
+/// published_score where a line has it). The task and candidate sources are
 /// written into `work_dir` (named by content, so a second run finds them).
 /// Errors name the file and line.
 result<std::vector<bench_item>> collect_jsonl_items(const std::string& jsonl_path, const std::string& work_dir);
