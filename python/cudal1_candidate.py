@@ -213,6 +213,7 @@ class Worker:
         self.backend = backend
         self.device = torch.device("cuda" if backend == "cuda" else "cpu")
         self.model = None
+        self.results = None  # the last call's outputs, for collect
         self.probe_only = True
         self.driver = None
 
@@ -437,9 +438,11 @@ class Worker:
         return reply
 
     def take_outputs(self, result):
-        """Copies what forward returned into the judge's output buffers, after
-        the window: it must be plain tensors of the reference's dtypes and
-        shapes, on the device (a subclass or proxy could compute when read)."""
+        """What forward returned must be plain tensors of the reference's
+        dtypes and shapes, on the device (a subclass or proxy could compute
+        when read, outside the window). They are copied into the exchange by
+        collect, as a native candidate's outputs are: the run request costs
+        what a probe's does, which the judge's clock check relies on."""
         torch = self.torch
         outs = list(result) if isinstance(result, (tuple, list)) else [result]
         if len(outs) != len(self.outs):
@@ -451,12 +454,13 @@ class Worker:
             if got.dtype != want.dtype or tuple(got.shape) != tuple(want.shape) or got.device.type != want.device.type:
                 return ("wrong_output", f"output {i} is {got.dtype} {list(got.shape)} on {got.device}, the task's is "
                                         f"{want.dtype} {list(want.shape)} on {want.device}")
-            want.copy_(got)
-        self.sync()
+        self.results = outs
         return None
 
     def collect(self, cmd):
-        for s, v in zip(self.layout["outputs"], self.outs):
+        produced = self.results if self.results is not None else self.outs
+        self.results = None
+        for s, v in zip(self.layout["outputs"], produced):
             self.view(self.exchange, s["offset"], s).copy_(v)
         for s, v in zip(self.layout["inputs"], self.args):
             self.view(self.exchange, s["offset"], s).copy_(v)

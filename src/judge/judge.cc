@@ -926,7 +926,29 @@ class judgment_run {
       j_.speedup.reset();
       return reject("timer_tampering", std::string("the worker's time is short of the judge's own clock: ") + buf);
     }
+    if (!j_.judge_clock["run_beyond_window"]["conclusive"].get<bool>()) use_judge_clock(near->excess_ms);
     return true;
+  }
+
+  // Where the check cannot vouch for the worker's window, each call is timed
+  // by the judge's own clock too: its time for the run request less the
+  // least overhead a probe showed, which can only overstate the true window
+  // (a request never costs less than that). A call counts at the larger of
+  // the two, so a busy machine can lower a speedup but a forged clock cannot
+  // raise one. The worker's own figures are kept beside.
+  void use_judge_clock(const std::vector<double>& probe_excess_ms) {
+    double least = *std::min_element(probe_excess_ms.begin(), probe_excess_ms.end());
+    std::vector<double>& worker = j_.candidate.samples_ms;
+    j_.judge_clock["worker_samples_ms"] = worker;
+    int raised = 0;
+    for (size_t i = 0; i < worker.size() && i < j_.candidate.wall_ms.size(); ++i) {
+      double judged = j_.candidate.wall_ms[i] - least;
+      if (judged > worker[i]) worker[i] = judged, ++raised;
+    }
+    add_check("timer_judge_clock", true,
+              "inconclusive clock check: each call counted at the larger of the worker's window and the judge's time less "
+              "the least probe overhead (" + fmt_ms(least) + "); " + std::to_string(raised) + " of " +
+                  std::to_string(worker.size()) + " calls raised");
   }
 
   // Reports the candidate's fraction of the floor; on CUDA a candidate faster
@@ -1071,6 +1093,14 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
     auto second = judgment_run(task_path, candidate_path, options, progress).run();
     if (!second) return second;
     const json* again = clock_of(second);
+    // A disagreement stands against a second check that could not tell.
+    if (disagreed && again && second->outcome == verdict::correct && !again->value("conclusive", true)) {
+      first->checks.push_back({"timer_cross_check_again", false,
+                               "judged again in fresh processes, the clock check could not tell (tolerance " +
+                                   json(again->value("tolerance_ms", 0.0)).dump() + " ms): the disagreement stands"});
+      first->total_s += second->total_s;
+      return first;
+    }
     second->checks.push_back({"timer_cross_check_again", second->outcome != verdict::rejected || !again ||
                                                              again->value("agrees", true),
                               why});

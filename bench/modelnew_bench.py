@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""modelnew_bench: what a load_inline ModelNew costs to judge.
+
+    python3 bench/modelnew_bench.py [--cudal1 PATH] [--task TASK] [--candidate CAND.py]
+                                    [--batch N] [--runs N] [--save DIR] [-- judge options]
+
+Prints, for a KernelBench ModelNew whose kernel is built with load_inline:
+
+  cold     seconds per judgment with an empty cache (build + judgment), --runs times
+  warm     seconds per judgment with the build cached, --runs times
+  batch    N distinct candidates (the example with a different constant in a
+           comment each, so each needs a build of its own) judged by one
+           `cudal1 bench` (builds run ahead in parallel, the device times one
+           judgment at a time), against the same N judged one by one with
+           `cudal1 eval`, each with an empty cache (a fresh build each)
+
+with the median, min and max of each, the throughput ratio (targets from the
+issue: cold <= 15 s, warm <= 3 s, batch >= 5x one by one), and the raw times
+in DIR/modelnew-bench.json. Defaults: the swish task and its load_inline
+example for the backend this machine has (examples/swish/cuda or cpu).
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def run(cmd, **kw):
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    return time.perf_counter() - t0, p
+
+
+def verdict_of(stdout):
+    try:
+        return json.loads(stdout.strip().splitlines()[-1]).get("verdict", "?")
+    except (ValueError, IndexError):
+        return "?"
+
+
+def stats(v):
+    return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)} if v else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1], epilog=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cudal1", default=os.path.join(ROOT, "build", "bin", "cudal1"))
+    ap.add_argument("--task", default=os.path.join(ROOT, "examples", "swish", "task.py"))
+    ap.add_argument("--candidate")
+    ap.add_argument("--backend", default="auto")
+    ap.add_argument("--profile", default="", help="the task's size profile (default: the backend's default)")
+    ap.add_argument("--batch", type=int, default=20)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--save")
+    a, judge = ap.parse_known_args()
+    judge = [x for x in judge if x != "--"]
+    backend = a.backend
+    if backend == "auto":
+        info = subprocess.run([a.cudal1, "info", "--json"], capture_output=True, text=True).stdout
+        backend = "cuda" if '"cuda_available": true' in info else "cpu"
+    cand = a.candidate or os.path.join(ROOT, "examples", "swish", backend, "modelnew_inline.py")
+    with open(cand) as f:
+        source = f.read()
+    flags = ["--backend", backend, "--recheck-above", "0", "--recheck-above-best", "0"] + judge
+    if a.profile:
+        flags += ["--profile", a.profile]
+    work = tempfile.mkdtemp(prefix="modelnew-bench-")
+    out = {"task": a.task, "candidate": cand, "backend": backend, "flags": flags, "cold_s": [], "warm_s": [],
+           "verdicts": []}
+    print(f"modelnew_bench: {os.path.basename(cand)} on {a.task} ({backend}); work in {work}", flush=True)
+    try:
+        for i in range(a.runs):  # cold: an empty cache every time
+            cache = os.path.join(work, f"cold-{i}")
+            s, p = run([a.cudal1, "eval", "--json", a.task, cand, "--cache-dir", cache] + flags)
+            out["cold_s"].append(s)
+            out["verdicts"].append(verdict_of(p.stdout))
+            print(f"  cold {i + 1}: {s:.2f} s ({verdict_of(p.stdout)})", flush=True)
+        warm_cache = os.path.join(work, "cold-0")
+        for i in range(a.runs):
+            s, p = run([a.cudal1, "eval", "--json", a.task, cand, "--cache-dir", warm_cache] + flags)
+            out["warm_s"].append(s)
+            print(f"  warm {i + 1}: {s:.2f} s ({verdict_of(p.stdout)})", flush=True)
+        # N distinct candidates: the same kernel, a different constant in a comment.
+        cands = os.path.join(work, "batch")
+        os.makedirs(cands)
+        stem = os.path.splitext(os.path.basename(a.task))[0]
+        for n in range(a.batch):
+            with open(os.path.join(cands, f"{stem}.{n}.py"), "w") as f:
+                f.write(source.replace("cuda_source = r\"\"\"", f"cuda_source = r\"\"\"\n// variant {n}", 1)
+                        .replace("source = r\"\"\"", f"source = r\"\"\"\n// variant {n}", 1))
+        s, p = run([a.cudal1, "bench", a.task, "--candidates", cands, "--store", os.path.join(work, "store.sqlite"),
+                    "--cache-dir", os.path.join(work, "batch-cache"), "-q"] + flags)
+        out["batch_s"] = s
+        out["batch_summary"] = p.stdout[-2000:]
+        print(f"  batch of {a.batch} with cudal1 bench: {s:.1f} s ({s / a.batch:.2f} s per candidate)", flush=True)
+        one_by_one = []
+        for n in range(a.batch):
+            cache = os.path.join(work, f"single-{n}")
+            s1, p1 = run([a.cudal1, "eval", "--json", a.task, os.path.join(cands, f"{stem}.{n}.py"), "--cache-dir", cache]
+                         + flags)
+            one_by_one.append(s1)
+            shutil.rmtree(cache, ignore_errors=True)
+            print(f"  one by one {n + 1}/{a.batch}: {s1:.2f} s ({verdict_of(p1.stdout)})", flush=True)
+        out["one_by_one_s"] = one_by_one
+    finally:
+        if a.save:
+            os.makedirs(a.save, exist_ok=True)
+            with open(os.path.join(a.save, "modelnew-bench.json"), "w") as f:
+                json.dump(out, f, indent=1)
+        shutil.rmtree(work, ignore_errors=True)
+    cold, warm = stats(out["cold_s"]), stats(out["warm_s"])
+    total_single = sum(out["one_by_one_s"])
+    print()
+    print("| measure | median | min | max | target |")
+    print("|---|---|---|---|---|")
+    print(f"| cold build + judgment, s (n={cold['n']}) | {cold['median']:.2f} | {cold['min']:.2f} | {cold['max']:.2f} | <= 15 |")
+    print(f"| warm judgment, s (n={warm['n']}) | {warm['median']:.2f} | {warm['min']:.2f} | {warm['max']:.2f} | <= 3 |")
+    print(f"| {a.batch} candidates with cudal1 bench, s | {out['batch_s']:.1f} | | | |")
+    print(f"| {a.batch} candidates one by one, fresh builds, s | {total_single:.1f} | | | |")
+    print(f"| throughput, bench over one by one | {total_single / out['batch_s']:.2f}x | | | >= 5x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
