@@ -13,6 +13,8 @@
 #include "base/sha256.h"
 #include "bench/inputs.h"
 #include "compile/compiler.h"
+#include "compile/python_build.h"
+#include "task/python.h"
 #include "report/report.h"
 #include "worker/probe.h"
 
@@ -32,7 +34,7 @@ namespace {
 
 bool native(const bench_item& it) { return it.format == "cuda" || it.format == "cpp"; }
 
-// Compiles native candidates ahead of their judgments, `jobs` at a time,
+// Compiles native candidates (and builds ModelNew extensions) ahead of their judgments, `jobs` at a time,
 // on every CPU but the one the judgments run on; the judgment then finds
 // its library in the content-hash cache.
 class compile_ahead {
@@ -40,10 +42,20 @@ class compile_ahead {
   compile_ahead(const std::vector<bench_item>& items, const std::vector<bool>& wanted, const judge_options& opt,
                 const std::string& backend, int jobs, int pinned_cpu)
       : items_(items), state_(items.size(), kDone) {
-    for (size_t i = 0; i < items.size(); ++i)
-      if (wanted[i] && native(items[i]) && items[i].format == (backend == "cuda" ? "cuda" : "cpp")) state_[i] = kPending;
     auto data = data_dir();
     if (!data) return;  // the judgments say why
+    data_dir_ = *data;
+    opt_ = opt;
+    bool any_python = false;
+    for (size_t i = 0; i < items.size(); ++i) {
+      bool ours = native(items[i]) ? items[i].format == (backend == "cuda" ? "cuda" : "cpp") : items[i].format == "modelnew";
+      if (wanted[i] && ours) state_[i] = kPending;
+      any_python = any_python || (wanted[i] && items[i].format == "modelnew");
+    }
+    if (any_python) {
+      auto py = find_python(opt.python);
+      if (py) python_ = py->path;
+    }
     req_.backend = backend;
     req_.include_dir = *data + "/include";
     req_.cache_dir = cache_dir_of(opt);
@@ -51,9 +63,9 @@ class compile_ahead {
     if (backend == "cuda") {
       auto dev = probe_device("cuda");
       if (!dev) return;
-      std::string cc = dev->value("compute_capability", "9.0");
-      req_.cc_major = std::stoi(cc.substr(0, cc.find('.')));
-      req_.cc_minor = std::stoi(cc.substr(cc.find('.') + 1));
+      arch_ = dev->value("compute_capability", "9.0");
+      req_.cc_major = std::stoi(arch_.substr(0, arch_.find('.')));
+      req_.cc_minor = std::stoi(arch_.substr(arch_.find('.') + 1));
     }
     if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     for (int t = 0; t < jobs; ++t) threads_.emplace_back([this, pinned_cpu] { work(pinned_cpu); });
@@ -103,6 +115,16 @@ class compile_ahead {
   void compile_one(const bench_item& it) {
     auto scratch = make_temp_dir("cudal1-compile");
     if (!scratch) return;
+    if (it.format == "modelnew") {
+      // The same request the judgment makes, so it finds this build.
+      auto source = read_file(it.candidate_path);
+      if (!python_.empty() && source && write_file_atomic(*scratch + "/candidate.py", *source))
+        (void)build_modelnew(make_modelnew_request(*scratch + "/candidate.py",
+                                                   std::filesystem::path(it.candidate_path).filename().string(), data_dir_,
+                                                   python_, req_.cache_dir, arch_, opt_.defenses, opt_.compile_timeout_s));
+      remove_tree(*scratch);
+      return;
+    }
     auto source = read_file(it.candidate_path);
     compile_request req = req_;
     req.scratch_dir = *scratch;
@@ -114,6 +136,8 @@ class compile_ahead {
 
   const std::vector<bench_item>& items_;
   compile_request req_;
+  judge_options opt_;
+  std::string data_dir_, python_, arch_;  // for ModelNew builds
   std::vector<state_t> state_;
   size_t next_ = 0;
   bool quit_ = false;

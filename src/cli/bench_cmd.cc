@@ -45,8 +45,6 @@ options:
   --run NAME          the run's name in the store (default: one derived from the
                       inputs and settings, so the same command names the same run)
   --jobs N            compiles at once (default: one per CPU)
-  --baseline eager    what the speedup is over: eager PyTorch (KernelBench's
-                      definition; the only one this build measures)
   --json FILE         also write each outcome judged now as a JSON line
   -q, --quiet         no line per item (the summary stays)
 
@@ -133,15 +131,12 @@ int run_bench(const args_t& args) {
     else if (flag == "--store") ok = r.value(&store_path);
     else if (flag == "--run") ok = r.value(&opt.run_name);
     else if (flag == "--jobs") ok = r.integer(&opt.jobs, 1);
-    else if (flag == "--baseline") ok = r.value(&opt.baseline);
     else if (flag == "--json") ok = r.value(&json_path);
     else if (read_judge_option(r, opt.judge, &ok)) {
     } else if (!a.empty() && a[0] == '-') return usage_error("unknown option " + a + " (see cudal1 bench --help)");
     else positional.push_back(a);
     if (!ok) return usage_error(r.error);
   }
-  if (opt.baseline != "eager")
-    return usage_error("--baseline " + opt.baseline + ": this build measures the eager baseline only");
   if (jsonl.empty() == positional.empty())
     return usage_error(jsonl.empty() ? "bench needs suite folders or tasks, or --jsonl FILE (see cudal1 bench --help)"
                                      : "--jsonl takes no suite folders or tasks");
@@ -150,6 +145,7 @@ int run_bench(const args_t& args) {
   if (opt.judge.backend != "cpu" && opt.judge.backend != "cuda")
     return usage_error("--backend must be auto, cpu or cuda, not '" + opt.judge.backend + "'");
   if (store_path.empty()) store_path = store::default_path();
+  opt.baseline = opt.judge.baseline;
 
   result<std::vector<bench_item>> items = make_error("");
   if (jsonl.empty()) {

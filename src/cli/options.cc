@@ -17,6 +17,10 @@ judge options:
                             what fp32 outputs may be computed in (default fp32);
                             the reference is timed under the same policy (TF32
                             products; bf16 autocast) and the tolerance follows
+  --baseline eager|compile|cuda_graph
+                            what the speedup is over (default eager, KernelBench's
+                            definition; compile: torch.compile of the reference;
+                            cuda_graph: its forward replayed as a CUDA graph)
   --trials N                correctness trials before timing (default 5)
   --timeout SECONDS         limit for one call of the candidate (default 10)
   --compile-timeout SECONDS limit for compiling (default 120)
@@ -68,6 +72,13 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
     }
   }
   else if (flag == "--cache-dir") *ok = r.value(&opt.cache_dir);
+  else if (flag == "--baseline") {
+    *ok = r.value(&opt.baseline);
+    if (*ok && opt.baseline != "eager" && opt.baseline != "compile" && opt.baseline != "cuda_graph") {
+      r.error = "--baseline must be eager, compile or cuda_graph, not '" + opt.baseline + "'";
+      *ok = false;
+    }
+  }
   else if (flag == "--cpu") *ok = r.value(&opt.cpu);
   else if (flag == "--trials") *ok = r.integer(&opt.trials, 1);
   else if (flag == "--timeout") *ok = r.number(&opt.call_timeout_s, 0.1);

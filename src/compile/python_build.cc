@@ -11,6 +11,26 @@
 
 namespace cudal1 {
 
+modelnew_build_request make_modelnew_request(const std::string& source_path, const std::string& display_name,
+                                             const std::string& data_dir, const std::string& python,
+                                             const std::string& cache_dir, const std::string& arch, bool sandboxed,
+                                             double timeout_s) {
+  modelnew_build_request req;
+  req.source_path = source_path;
+  req.display_name = display_name;
+  req.python = python;
+  req.script = data_dir + "/python/cudal1_candidate.py";
+  req.seal_library = data_dir + "/lib/libcudal1_seal.so";
+  req.cache_dir = cache_dir;
+  req.arch = arch;
+  constexpr unsigned kNobody = 65534;
+  req.sandbox_uid = sandboxed && geteuid() == 0 ? kNobody : 0;
+  const char* ns = std::getenv("CUDAL1_NAMESPACES");
+  req.isolate = sandboxed && !(ns && std::string(ns) == "0");
+  req.timeout_s = timeout_s;
+  return req;
+}
+
 result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   auto start = std::chrono::steady_clock::now();
   auto source = read_file(req.source_path);

@@ -26,6 +26,15 @@ struct modelnew_build_request {
   double timeout_s = 120;
 };
 
+/// A request for `source_path` as a judgment makes it: the worker script and
+/// seal library from `data_dir`, the unprivileged user and own namespaces
+/// where the caller is root and `sandboxed` (the judge's defenses; also
+/// CUDAL1_NAMESPACES=0 turns namespaces off).
+modelnew_build_request make_modelnew_request(const std::string& source_path, const std::string& display_name,
+                                             const std::string& data_dir, const std::string& python,
+                                             const std::string& cache_dir, const std::string& arch, bool sandboxed,
+                                             double timeout_s);
+
 /// Builds (or finds in the cache) the candidate's extensions. On success
 /// outcome.library_path is the build folder (manifest.json, ext/). A failed
 /// import or build is an outcome (ok false, diagnostics), not an error.

@@ -118,6 +118,7 @@ class judgment_run {
   judgment_run(std::string task, std::string cand, const judge_options& opt, progress_sink& progress)
       : opt_(opt), progress_(progress) {
     j_.task_path = absolute_path(task);
+    j_.baseline = opt.baseline;
     if (!cand.empty()) j_.candidate_path = absolute_path(cand);
   }
   ~judgment_run() {
@@ -281,6 +282,7 @@ class judgment_run {
                    {"backend", j_.backend},
                    {"seed", rng_() >> 12},
                    {"precision", opt_.precision},
+                   {"baseline", opt_.baseline},
                    {"precise", !task_only_ && opt_.defenses},
                    {"tolerances", tolerance_table_json(opt_.precision)},
                    {"looser_tolerances", looser_tolerances_json(opt_.precision)},

@@ -21,6 +21,10 @@ struct judge_options {
   /// What the candidate may compute fp32 outputs in, and what the reference
   /// is timed in: "fp32", "tf32" or "bf16" (see tolerance_for()).
   std::string precision = "fp32";
+  /// What the speedup is over: "eager" (KernelBench's PyTorch eager),
+  /// "compile" (torch.compile of the model) or "cuda_graph" (the forward
+  /// replayed as a CUDA graph; CUDA only).
+  std::string baseline = "eager";
   int trials = 5;                // correctness trials (fresh seeds) before timing
   int warmup_calls = 2;          // at least, and at least warmup_s of calls
   double warmup_s = 0.1;

@@ -70,6 +70,7 @@ struct judgment {
   /// distance of PyTorch's policy-precision reference from float64 in the trials)}.
   nlohmann::json precision = nlohmann::json::object();
   std::string backend;
+  std::string baseline = "eager";  // what the reference was timed as (judge_options::baseline)
   std::string task_path, candidate_path;
   std::string profile;  // size profile used, empty for the task's own sizes
   std::string python, torch_version;

@@ -66,6 +66,7 @@ json judgment_to_json(const judgment& j) {
           {"message", j.message},
           {"device", j.device},
           {"backend", j.backend},
+          {"baseline", j.baseline},
           {"task", j.task_path},
           {"candidate_path", j.candidate_path},
           {"profile", j.profile.empty() ? json(nullptr) : json(j.profile)},
