@@ -13,6 +13,7 @@ packages=(
   libsqlite3-dev                 # the results store
   libgtest-dev                   # tests
   python3 python3-torch          # the PyTorch reference (CPU build on Debian)
+  libtorch-dev pybind11-dev python3-dev  # ModelNew candidates' load_inline extensions
   chromium                       # the HTML report's tests, in a real (headless) browser
 )
 # Node.js and npm fetch the chart library the HTML report bundles (web/); a
