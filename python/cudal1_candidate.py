@@ -2,8 +2,7 @@
 
 It speaks the native worker's protocol (src/worker/worker_main.cc) on fds 3
 (commands) and 4 (replies), one JSON object a line, so the judge treats both
-alike: hello, load, run (the judge's probes), open, stage, run, collect,
-return_params. Inputs, checks and statistics stay outside this process.
+alike: hello, load, run (the judge's probes), open, run, return_params. Inputs, checks and statistics stay outside this process.
 
 Two modes:
 
@@ -35,7 +34,6 @@ import time
 import traceback
 
 SEAL = None          # the seal library (ctypes), once loaded
-KMAX_SHIFT = 1 << 20  # the native worker's kMaxShiftBytes: addresses move by up to this
 
 
 def seal_call(fn, *args):
@@ -210,10 +208,15 @@ class Worker:
         import torch.utils.cpp_extension  # noqa: F401
         self.torch = torch
         self.clocks = window_clocks(torch)
+        # What the worker's own code outside the window calls, bound now: a
+        # candidate that patches torch.Tensor.copy_ (or enters a torch function
+        # mode) to compute when the worker copies its result reaches neither,
+        # and so returns what its buffer held when forward returned.
+        self.raw_copy = torch.Tensor.copy_
+        self.no_torch_function = getattr(torch._C, "DisableTorchFunction", None)
         self.backend = backend
         self.device = torch.device("cuda" if backend == "cuda" else "cpu")
         self.model = None
-        self.results = None  # the last call's outputs, for collect
         self.probe_only = True
         self.driver = None
 
@@ -266,12 +269,13 @@ class Worker:
         self.layout = layout
         self.init_inputs = cmd.get("init_inputs", [])
         self.exchange = self.open_exchange(layout["exchange"])
-        arena_bytes = max([s["offset"] + s["nbytes"] for s in layout["inputs"] + layout["outputs"]] + [256]) + KMAX_SHIFT
-        self.arenas = [torch.empty(arena_bytes, dtype=torch.uint8, device=self.device) for _ in range(2)]
+        self.arenas = layout["arenas"]
+        # What a probe's call returns, made once: after the window it is copied
+        # into the outputs as a ModelNew's results are, so a probe's request
+        # costs what a call's does.
+        self.probe_results = [torch.zeros(s["shape"], dtype=self.dtype(s["dtype"]), device=self.device)
+                              for s in layout["outputs"]]
         self.params = {s["name"]: self.view(self.exchange, s["offset"], s).clone() for s in layout["params"]}
-        self.flush_buffer = torch.empty(256 << 20 if self.backend == "cuda" else 64 << 20, dtype=torch.uint8,
-                                        device=self.device)
-        self.flushes = 0
         # What torch starts lazily starts now, before the thread baseline: its
         # intra-op pool and, on CUDA, the driver's threads and the caching
         # allocator. A ModelNew that merely uses torch is never taken for one
@@ -279,6 +283,12 @@ class Worker:
         a = torch.randn(256, 256, device=self.device)
         (a @ a).sum().item()
         torch.randn(1 << 20).sum().item()
+        # A candidate that asks torch for more threads than the pool warmed
+        # here would start threads after the baseline and be taken for one
+        # that works in the background: it gets the pool as it is.
+        pool = torch.get_num_threads()
+        real_set = torch.set_num_threads
+        torch.set_num_threads = lambda n: real_set(max(1, min(int(n), pool)))
         if self.backend == "cuda":
             self.start = torch.cuda.Event(enable_timing=True)
             self.end = torch.cuda.Event(enable_timing=True)
@@ -356,23 +366,24 @@ class Worker:
         torch.set_grad_enabled(False)
         self.model = model
         self.probe_only = False
+        # What exists now (torch, the worker, the model) is never traced by the
+        # collector again: its pauses in a timed call then cost what they cost
+        # in the judge's probes, which ran before the model existed.
+        import gc
+        gc.collect()
+        gc.freeze()
         return {"ok": True}
 
-    def stage(self, cmd):
-        torch = self.torch
-        base = self.arenas[cmd["arena"]][cmd["shift"]:]
-        self.args = []
-        for s in self.layout["inputs"]:
-            v = self.view(base, s["offset"], s)
-            v.copy_(self.view(self.exchange, s["offset"], s))
-            self.args.append(v)
-        self.outs = [self.view(base, s["offset"], s) for s in self.layout["outputs"]]
-        self.flushes += 1
-        self.flush_buffer.fill_(self.flushes & 0xFF)
-        if self.backend == "cuda":
-            self.persisting_l2(reset=True)
-        self.sync()
-        return {"ok": True}
+    def place_call(self, cmd):
+        """The call's tensors: views of the exchange's arena the judge names,
+        at its shift, where the reference's process staged the inputs and
+        filled the outputs with sentinels. This process copies no inputs."""
+        arena, shift = int(cmd["arena"]), int(cmd["shift"])
+        if arena not in (0, 1) or shift % 256 or not 0 <= shift < self.arenas["max_shift"]:
+            raise ValueError("bad arena or shift")
+        at = self.arenas["offsets"][arena] + shift
+        self.args = [self.view(self.exchange, at + s["offset"], s) for s in self.layout["inputs"]]
+        self.outs = [self.view(self.exchange, at + s["offset"], s) for s in self.layout["outputs"]]
 
     def call_args(self):
         out = []
@@ -383,6 +394,8 @@ class Worker:
 
     def run(self, cmd):
         torch = self.torch
+        with self.own_code():
+            self.place_call(cmd)
         probe_ms = cmd.get("probe_ms", 0.0)
         args = None if self.probe_only else self.call_args()
         result, error = None, None
@@ -396,8 +409,9 @@ class Worker:
             c["record"](self.start)
             try:
                 if self.probe_only:
-                    for o in self.outs:
+                    for o in self.probe_results:
                         o.fill_(0)
+                    result = self.probe_results
                     torch.cuda._sleep(int(probe_ms * 1.98e6))  # cycles at the H200's 1980 MHz
                 else:
                     result = self.model(*args)
@@ -414,8 +428,9 @@ class Worker:
             t0 = c["perf_counter"]()
             try:
                 if self.probe_only:
-                    for o in self.outs:
+                    for o in self.probe_results:
                         o.fill_(0)
+                    result = self.probe_results
                     while (c["perf_counter"]() - t0) * 1e3 < probe_ms:
                         pass
                 else:
@@ -431,18 +446,26 @@ class Worker:
                  "cache_tampering": self.persisting_l2(reset=False) if self.backend == "cuda" else ""}
         if cmd.get("census"):
             reply["census"] = "not available for ModelNew candidates yet"
-        if not self.probe_only:
-            problem = self.take_outputs(result)
-            if problem:
-                reply["output_problem"] = problem
+        problem = self.take_outputs(result)
+        if problem:
+            reply["output_problem"] = problem
         return reply
 
+    def own_code(self):
+        """A context in which torch functions reach no candidate's override."""
+        import contextlib
+        return self.no_torch_function() if self.no_torch_function else contextlib.nullcontext()
+
     def take_outputs(self, result):
+        with self.own_code():
+            return self._take_outputs(result)
+
+    def _take_outputs(self, result):
         """What forward returned must be plain tensors of the reference's
         dtypes and shapes, on the device (a subclass or proxy could compute
-        when read, outside the window). They are copied into the exchange by
-        collect, as a native candidate's outputs are: the run request costs
-        what a probe's does, which the judge's clock check relies on."""
+        when read, outside the window); they are copied into the call's
+        outputs after the window (a probe's results too, so a probe's request
+        costs what a call's does: the judge's clock check relies on it)."""
         torch = self.torch
         outs = list(result) if isinstance(result, (tuple, list)) else [result]
         if len(outs) != len(self.outs):
@@ -454,18 +477,10 @@ class Worker:
             if got.dtype != want.dtype or tuple(got.shape) != tuple(want.shape) or got.device.type != want.device.type:
                 return ("wrong_output", f"output {i} is {got.dtype} {list(got.shape)} on {got.device}, the task's is "
                                         f"{want.dtype} {list(want.shape)} on {want.device}")
-        self.results = outs
-        return None
-
-    def collect(self, cmd):
-        produced = self.results if self.results is not None else self.outs
-        self.results = None
-        for s, v in zip(self.layout["outputs"], produced):
-            self.view(self.exchange, s["offset"], s).copy_(v)
-        for s, v in zip(self.layout["inputs"], self.args):
-            self.view(self.exchange, s["offset"], s).copy_(v)
+        for got, want in zip(outs, self.outs):
+            self.raw_copy(want, got)
         self.sync()
-        return {"ok": True}
+        return None
 
     def return_params(self, cmd):
         state = self.model.state_dict() if self.model is not None else self.params
@@ -499,7 +514,9 @@ def cpu_name():
 
 def short_trace(e):
     lines = traceback.format_exception(type(e), e, e.__traceback__)
-    return f"{type(e).__name__}: {e}\n" + "".join(lines[-6:]).strip()
+    text = f"{type(e).__name__}: {e}\n" + "".join(lines[-6:]).strip()
+    # A message JSON cannot carry (a lone surrogate) is still the candidate's error.
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def run_main(a):
@@ -525,8 +542,8 @@ def run_main(a):
     except BaseException as e:  # noqa: B902
         send({"ok": False, "kind": "no_device", "message": short_trace(e)})
         return 1
-    handlers = {"load": worker.load, "open": worker.open_candidate, "stage": worker.stage, "run": worker.run,
-                "collect": worker.collect, "return_params": worker.return_params}
+    handlers = {"load": worker.load, "open": worker.open_candidate, "run": worker.run,
+                "return_params": worker.return_params}
     for line in commands:
         try:
             cmd = json.loads(line)
@@ -542,7 +559,7 @@ def run_main(a):
                 raise RuntimeError(f"unknown command {op}")
             reply = handlers[op](cmd)
         except BaseException as e:  # noqa: B902
-            reply = {"ok": False, "kind": "runtime_error" if op in ("run", "stage", "collect") else "internal",
+            reply = {"ok": False, "kind": "runtime_error" if op == "run" else "internal",
                      "message": short_trace(e)}
         reply["id"] = cmd.get("id")
         send(reply)

@@ -33,6 +33,7 @@ import sys
 import time
 import traceback
 
+MAX_SHIFT = 1 << 20  # a call's arena base moves by up to this (multiples of ALIGN)
 ALIGN = 256
 
 torch = None  # imported in main(), so a missing torch is reported as a reply
@@ -175,7 +176,15 @@ class Reference:
             for s in group:
                 s["offset"] = offset
                 offset += align(max(s["nbytes"], 1))
-        self.exchange_bytes = max(offset, ALIGN)
+        # Two arenas after them, where each call's inputs and outputs live at
+        # an address shifted by up to MAX_SHIFT: this process stages the
+        # inputs there and reads the outputs there, so the candidate's process
+        # does nothing but the call (work it hid in copies of its own would be
+        # work outside the window).
+        in_out_end = max([s["offset"] + s["nbytes"] for s in self.arg_specs + self.out_specs] + [ALIGN])
+        self.arena_bytes = align(in_out_end) + MAX_SHIFT
+        self.arena_offsets = [align(offset), align(offset) + self.arena_bytes]
+        self.exchange_bytes = self.arena_offsets[1] + self.arena_bytes
         exchange_desc = self.make_exchange(msg.get("exchange_path"))
         for s, t in zip(self.param_specs, self.param_values):
             self.view(s).copy_(t)
@@ -192,7 +201,8 @@ class Reference:
         step("calibration")
         return {
             "ok": True, "inputs": self.arg_specs, "outputs": self.out_specs, "params": self.param_specs,
-            "exchange": exchange_desc, "profile": profile, "torch": torch.__version__,
+            "exchange": exchange_desc, "profile": profile,
+            "arenas": {"offsets": self.arena_offsets, "bytes": self.arena_bytes, "max_shift": MAX_SHIFT}, "torch": torch.__version__,
             "python": sys.version.split()[0], "device_name": self.device_name(), "speed_of_light": sol,
             "precise_reference": self.precise_note, "init_s": init_s, "cache_updates": self.cache_updates,
             "init_inputs": self.init_inputs,
@@ -373,10 +383,38 @@ class Reference:
         self.exchange = torch.frombuffer(self.mapping, dtype=torch.uint8)
         return {"kind": "file", "path": path, "offset": 0, "bytes": self.exchange_bytes}
 
-    def view(self, spec):
+    def view(self, spec, at=0):
+        """A tensor of the exchange: at its slot, or at `at` bytes further (in
+        an arena: the arena's offset plus the call's shift)."""
         dtype = self.dtypes[spec["dtype"]]
-        raw = self.exchange[spec["offset"]:spec["offset"] + spec["nbytes"]]
+        start = at + spec["offset"]
+        raw = self.exchange[start:start + spec["nbytes"]]
         return raw.view(dtype).view(spec["shape"])
+
+    def arena_at(self, msg):
+        arena, shift = int(msg["arena"]), int(msg["shift"])
+        if arena not in (0, 1) or shift % ALIGN or not 0 <= shift < MAX_SHIFT:
+            raise ValueError("bad arena or shift")
+        return self.arena_offsets[arena] + shift
+
+    def stage(self, msg):
+        """A call's inputs into an arena (from their slots, where prepare put
+        them), its outputs filled with sentinels: NaN where they are floating
+        point, two alternating byte patterns where not (so a stale integer
+        output from an earlier call shows)."""
+        at = self.arena_at(msg)
+        for spec in self.arg_specs:
+            self.view(spec, at).copy_(self.view(spec))
+        pattern = 0x5A if msg.get("sentinel", 0) else 0xFF
+        for spec in self.out_specs:
+            v = self.view(spec, at)
+            if v.is_floating_point():
+                v.fill_(float("nan"))
+            else:
+                raw = self.exchange[at + spec["offset"]:at + spec["offset"] + spec["nbytes"]]
+                raw.fill_(pattern)
+        self.sync()
+        return {"ok": True}
 
     def sync(self):
         if self.device.type == "cuda":
@@ -398,9 +436,15 @@ class Reference:
 
     def flush(self):
         # A write of at least twice the L2 (CUDA) or last-level cache (CPU).
+        # On the CPU one thread's memset: torch's parallel fill would wake its
+        # whole thread pool, and its wake-ups linger into the next request.
         self.flush_count += 1
-        self.flush_buffer.fill_(self.flush_count & 0xFF)
-        self.sync()
+        if self.device.type == "cuda":
+            self.flush_buffer.fill_(self.flush_count & 0xFF)
+            self.sync()
+        else:
+            import ctypes
+            ctypes.memset(self.flush_buffer.data_ptr(), self.flush_count & 0xFF, self.flush_buffer.numel())
 
     def run(self, msg):
         args = clone_args(self.pristine)
@@ -488,6 +532,7 @@ class Reference:
 
     def check(self, msg):
         figures = []
+        at = self.arena_at(msg)
         # Under bf16 autocast the reference's outputs may come back in bf16.
         self.ref_out = [r.to(self.dtypes[s["dtype"]]) if self.names.get(r.dtype) != s["dtype"] and r.is_floating_point() else r
                         for s, r in zip(self.out_specs, self.ref_out)]
@@ -498,23 +543,23 @@ class Reference:
             if list(ref.shape) != spec["shape"] or self.names.get(ref.dtype) != spec["dtype"]:
                 raise TaskError(f"Model.forward returned {spec['name']} with another shape or dtype for other inputs")
             rtol, atol_rel, rel_norm = self.tolerances[spec["dtype"]]
-            f = compare(self.view(spec), ref, rtol, atol_rel)
+            f = compare(self.view(spec, at), ref, rtol, atol_rel)
             if not passes(f, rel_norm):
                 # A wrong output that is right for an earlier call's inputs is
                 # a replayed result (inputs are fresh every call).
-                call = self.fingerprints.match(i, self.view(spec), rtol, atol_rel * f["scale"])
+                call = self.fingerprints.match(i, self.view(spec, at), rtol, atol_rel * f["scale"])
                 if call is not None:
                     f["replays_call"] = call
-                self.fit_lower_precision(f, self.view(spec), ref)
+                self.fit_lower_precision(f, self.view(spec, at), ref)
             if precise is not None and ref.is_floating_point():
                 # The candidate against float64, and PyTorch's own distance from it.
-                f["precise"] = compare(self.view(spec), precise[i], rtol, atol_rel)
+                f["precise"] = compare(self.view(spec, at), precise[i], rtol, atol_rel)
                 f["precise"]["reference_rel_norm"] = compare(ref, precise[i], rtol, atol_rel)["rel_norm"]
                 if not passes(f["precise"], rel_norm):
-                    self.fit_lower_precision(f["precise"], self.view(spec), precise[i])
+                    self.fit_lower_precision(f["precise"], self.view(spec, at), precise[i])
             figures.append(f)
         changed = [spec["name"] for spec, v in zip(self.arg_specs, self.pristine)
-                   if not bitwise_equal(self.view(spec), as_tensor_arg(v, spec["name"]).to(self.device))]
+                   if not bitwise_equal(self.view(spec, at), as_tensor_arg(v, spec["name"]).to(self.device))]
         self.fingerprints.add(self.ref_out)
         return {"ok": True, "outputs": figures, "changed_inputs": changed}
 
@@ -667,6 +712,7 @@ def serve_requests(commands, replies):
            "cuda": bool(torch.cuda.is_available())})
     ref = Reference()
     handlers = {"init": ref.init, "prepare": ref.prepare, "run": ref.run, "check": ref.check,
+                "flush": lambda msg: (ref.flush(), {"ok": True})[1], "stage": ref.stage,
                 "check_params": ref.check_params, "audit_task": ref.audit_task}
     for line in commands:
         msg = json.loads(line)

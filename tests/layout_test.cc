@@ -11,7 +11,8 @@ namespace {
 
 nlohmann::json valid_layout() {
   return nlohmann::json::parse(R"({
-    "exchange": {"kind": "file", "path": "/tmp/x", "offset": 0, "bytes": 1024},
+    "exchange": {"kind": "file", "path": "/tmp/x", "offset": 0, "bytes": 5120},
+    "arenas": {"offsets": [1024, 3072], "bytes": 2048, "max_shift": 1024},
     "inputs": [{"name": "arg0", "dtype": "f32", "shape": [4, 8], "offset": 0, "nbytes": 128}],
     "outputs": [{"name": "out0", "dtype": "bf16", "shape": [4, 8], "offset": 256, "nbytes": 64}],
     "params": [{"name": "scale", "dtype": "f64", "shape": [], "offset": 512, "nbytes": 8}]})");
@@ -26,6 +27,21 @@ TEST(Layout, ParsesAndRoundTrips) {
   auto again = parse_layout(layout_to_json(*l));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->params[0].offset, 512u);
+  EXPECT_EQ(again->arenas.offsets[1], 3072u);
+  // A call's output in arena 1 at a shift of 512: the arena, the shift, its slot.
+  EXPECT_EQ(arena_offset(*again, 1, 512, again->outputs[0]), 3072u + 512u + 256u);
+}
+
+TEST(Layout, RejectsArenasOutsideTheExchangeOrTooSmall) {
+  auto j = valid_layout();
+  j["arenas"]["offsets"][1] = 4096;  // 4096 + 2048 > 5120
+  EXPECT_FALSE(parse_layout(j).ok());
+  j = valid_layout();
+  j["arenas"]["max_shift"] = 2000;  // the slots (to 320) and the shift do not fit in 2048
+  EXPECT_FALSE(parse_layout(j).ok());
+  j = valid_layout();
+  j.erase("arenas");
+  EXPECT_FALSE(parse_layout(j).ok());
 }
 
 TEST(Layout, RejectsSizeThatDoesNotMatchShape) {
@@ -36,7 +52,7 @@ TEST(Layout, RejectsSizeThatDoesNotMatchShape) {
 
 TEST(Layout, RejectsSlotOutsideExchange) {
   auto j = valid_layout();
-  j["params"][0]["offset"] = 1024;
+  j["params"][0]["offset"] = 5120;
   EXPECT_FALSE(parse_layout(j).ok());
 }
 

@@ -99,12 +99,22 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   }
   remove_tree(work + "/tmp");
   std::filesystem::remove(candidate);
+  std::error_code ec;
+  // The build is the candidate's: only folders and plain files leave it (a
+  // link would have the judge, as root, copy what it points at).
+  for (const auto& e : std::filesystem::recursive_directory_iterator(work, ec)) {
+    if (e.is_symlink() || !(e.is_directory() || e.is_regular_file())) {
+      out.diagnostics = "the build left " + e.path().filename().string() +
+                        ", which is not a folder or a plain file (a link or a device); cudal1 copies neither";
+      remove_tree(work);
+      return out;
+    }
+  }
   // Into the cache: a copy beside the final name, then a rename, so a
   // concurrent judge sees the whole build or none.
   std::string staged = done + ".tmp." + std::to_string(getpid());
   remove_tree(staged);
-  std::error_code ec;
-  std::filesystem::copy(work, staged, std::filesystem::copy_options::recursive, ec);
+  std::filesystem::copy(work, staged, std::filesystem::copy_options::recursive | std::filesystem::copy_options::skip_symlinks, ec);
   remove_tree(work);
   if (!ec) std::filesystem::rename(staged, done, ec);
   if (ec) {  // another judge placed it first, or the cache is unwritable

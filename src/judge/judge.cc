@@ -190,6 +190,18 @@ class judgment_run {
     return t;
   }
 
+  /// After a reply whose fields had the wrong types (the worker's checks
+  /// let none through; a candidate that writes its own replies might): the
+  /// judgment ends there, rejected.
+  judgment malformed_reply(const std::string& what) {
+    if (reference_) reference_->kill();
+    if (candidate_) candidate_->kill();
+    j_.speedup.reset();
+    reject("protocol_tampering", std::string("a reply the judge could not read: ") + what);
+    j_.total_s = seconds_since(start_);
+    return j_;
+  }
+
   result<judgment> run() {
     start_ = phase_start_ = std::chrono::steady_clock::now();
     if (auto s = setup(); !s) return s.err();
@@ -202,6 +214,7 @@ class judgment_run {
       if (auto s = await_reference(); !s) return s.err();
       end_phase("reference");
       go_on = load();
+      if (pending_error_) return *pending_error_;
       end_phase("load");
     }
     if (go_on) {
@@ -507,7 +520,8 @@ class judgment_run {
     add_check("compile", true, out->cached ? "its build found in the cache" : "built in " + fmt_s(out->seconds));
     // The worker's own copy: it may read nothing of the cache.
     std::error_code ec;
-    std::filesystem::copy(out->library_path, sandbox_dir_ + "/build", std::filesystem::copy_options::recursive, ec);
+    std::filesystem::copy(out->library_path, sandbox_dir_ + "/build",
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::skip_symlinks, ec);
     if (!ec) std::filesystem::copy_file(copy, sandbox_dir_ + "/candidate.py", ec);
     if (ec) return fail(verdict::compile_error, "cannot place the candidate in the worker's folder: " + ec.message());
     if (sandbox_uid_) {  // its user's, as the folder holding it
@@ -533,11 +547,23 @@ class judgment_run {
     // those nearest its own length.
     for (int i = -kWarmupProbes; i < kOverheadProbes; ++i) {
       double probe_ms = kProbeMs[(i + kWarmupProbes) % std::size(kProbeMs)];
-      auto probe = time_call_requests(false, probe_ms);
+      // Fresh inputs first, as a timed call has them: the machine then has
+      // the timed phase's rhythm (between a call's requests the judge and the
+      // workers otherwise idle longer, and wake up slower, than they will).
+      worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
+      if (prep.what != worker_reply::kind::ok) {
+        pending_error_ = reference_error("generating inputs", prep);
+        return false;
+      }
+      call_timing probe;
+      if (stage_call(probe)) run_call(probe, false, probe_ms);
+      if (probe.reference_failed) {
+        pending_error_ = reference_error(probe.doing, probe.err_reply);
+        return false;
+      }
       if (!probe) return candidate_failure("timing the worker's requests", probe.err_reply);
       if (i < 0) continue;
       probes_[probe_ms].excess_ms.push_back(probe.excess_ms);
-      probes_[probe_ms].around_ms.push_back(probe.around_ms);
     }
     r = candidate_->request({{"op", "open"}, {"library", modelnew_ ? "./candidate.py" : "./candidate.so"}}, opt_.call_timeout_s + 30);
     if (r.what == worker_reply::kind::ok) {
@@ -564,48 +590,65 @@ class judgment_run {
                                   "; PID namespace " + pidns);
   }
 
-  // One call's three worker requests back to back (stage, run, collect), on
-  // the judge's clock. excess_ms: the judge's time for the run request less
-  // the worker's own window; around_ms: its time for stage and collect. Both
-  // are the same for every call whatever the candidate does, unless time is
-  // taken from the window (a forged clock) or work moved into stage or collect.
+  // One call of the candidate, as the judge times it: the reference's
+  // process stages the call's inputs in an arena of the exchange (a fresh
+  // address) and fills its outputs with sentinels, later flushes the caches
+  // (the L2 is the device's), and reads the outputs there for the check; the
+  // candidate's process gets only the run request, so whatever it does
+  // beyond its window shows in excess_ms: the judge's time for that request
+  // less the worker's own window, the same for every call of an honest
+  // candidate and for the judge's probes before it loaded.
   struct call_timing {
     bool ok = false;
     worker_reply run, err_reply;
     std::string doing;
-    double excess_ms = 0, around_ms = 0;
+    int arena = 0;
+    uint64_t shift = 0;
+    double excess_ms = 0;
+    bool reference_failed = false;  // the reference's stage or flush failed, not the candidate
     explicit operator bool() const { return ok; }
   };
-  call_timing time_call_requests(bool census, double probe_ms = 0) {
-    call_timing t;
-    auto step = [&](const json& cmd, double timeout, const char* doing, worker_reply* into) {
-      worker_reply r = candidate_->request(cmd, timeout);
-      if (r.what != worker_reply::kind::ok) {
-        t.err_reply = r;
-        t.doing = doing;
-        return false;
-      }
-      (cmd["op"] == "run" ? t.excess_ms : t.around_ms) += r.wall_ms;
-      j_.requests_ms[cmd["op"].get<std::string>()].push_back(r.wall_ms);
-      if (into) *into = std::move(r);
-      return true;
-    };
+
+  // The first part of a call: the reference's process stages it. It comes
+  // right after prepare, before the pair's random order, so the probes and
+  // every call meet the same state.
+  bool stage_call(call_timing& t) {
     int call = j_.calls + probe_count_++;
-    if (!step({{"op", "stage"}, {"arena", call % 2}, {"shift", (rng_() % 4096) * 256}, {"sentinel", call % 2}}, kRefCallTimeoutS,
-              "preparing a call", nullptr))
-      return t;
-    json run_cmd = {{"op", "run"}, {"census", census}};
-    if (probe_ms > 0) run_cmd["probe_ms"] = probe_ms;
-    if (!step(run_cmd, opt_.call_timeout_s, "calling cudal1_forward", &t.run)) return t;
-    // A verdict from the run's census comes before collecting.
-    if (run_census_verdict(t.run.body)) {
-      t.ok = true;
-      return t;
+    t.arena = call % 2;
+    t.shift = (rng_() % (layout_.arenas.max_shift / 256)) * 256;
+    worker_reply r = reference_->request({{"op", "stage"}, {"arena", t.arena}, {"shift", t.shift}, {"sentinel", call % 2}},
+                                         kRefCallTimeoutS);
+    j_.requests_ms["stage"].push_back(r.wall_ms);
+    if (r.what == worker_reply::kind::ok) return true;
+    t.err_reply = r;
+    t.doing = "staging a call";
+    t.reference_failed = true;
+    return false;
+  }
+
+  // The rest: the caches flushed by the reference's process, the timed run,
+  // the census's verdict. t.ok once done (or judged).
+  void run_call(call_timing& t, bool census, double probe_ms = 0) {
+    worker_reply flushed = reference_->request({{"op", "flush"}}, kRefCallTimeoutS);
+    if (flushed.what != worker_reply::kind::ok) {
+      t.err_reply = flushed;
+      t.doing = "flushing the caches";
+      t.reference_failed = true;
+      return;
     }
-    if (!step({{"op", "collect"}}, kRefCallTimeoutS, "collecting outputs", nullptr)) return t;
-    t.excess_ms -= t.run.body.value("ms", 0.0);
+    json run_cmd = {{"op", "run"}, {"arena", t.arena}, {"shift", t.shift}, {"census", census}};
+    if (probe_ms > 0) run_cmd["probe_ms"] = probe_ms;
+    worker_reply r = candidate_->request(run_cmd, opt_.call_timeout_s);
+    if (r.what != worker_reply::kind::ok) {
+      t.err_reply = r;
+      t.doing = "calling cudal1_forward";
+      return;
+    }
+    j_.requests_ms["run"].push_back(r.wall_ms);
+    t.excess_ms = r.wall_ms - r.body.value("ms", 0.0);
+    t.run = std::move(r);
+    run_census_verdict(t.run.body);
     t.ok = true;
-    return t;
   }
 
   // What the census after a call found, as a verdict: true once rejected.
@@ -673,6 +716,8 @@ class judgment_run {
       if (prep.what != worker_reply::kind::ok) return reference_error("generating inputs", prep);
       j_.requests_ms["prepare"].push_back(prep.wall_ms);
     }
+    call_timing t;
+    if (!stage_call(t)) return reference_error(t.doing, t.err_reply);
     bool candidate_first = rng_() & 1;
     if (timing_) reference_first_.push_back(!candidate_first);
     for (int side = 0; side < 2; ++side) {
@@ -680,7 +725,8 @@ class judgment_run {
         // The trials also take the kernel census (untimed figures, so its cost
         // never reaches a measurement).
         bool census = opt_.defenses && j_.calls < opt_.trials;
-        call_timing t = time_call_requests(census);
+        run_call(t, census);
+        if (t.reference_failed) return reference_error(t.doing, t.err_reply);
         if (!t) return candidate_failure(t.doing, t.err_reply);
         if (ended_) return false;
         const json& body = t.run.body;
@@ -692,7 +738,6 @@ class judgment_run {
         *cand_wall_ms = t.run.wall_ms;
         if (timing_) {
           cand_excess_ms_.push_back(t.excess_ms);
-          cand_around_ms_.push_back(t.around_ms);
         }
       } else {
         worker_reply run = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
@@ -705,7 +750,8 @@ class judgment_run {
     if (!defended) return true;
     // The correctness trials are also held to the float64 reference.
     worker_reply chk =
-        reference_->request({{"op", "check"}, {"precise", opt_.defenses && j_.calls <= opt_.trials}}, kRefCallTimeoutS);
+        reference_->request({{"op", "check"}, {"arena", t.arena}, {"shift", t.shift}, {"precise", opt_.defenses && j_.calls <= opt_.trials}},
+                            kRefCallTimeoutS);
     if (chk.what != worker_reply::kind::ok) return reference_error("checking outputs", chk);
     j_.requests_ms["check"].push_back(chk.wall_ms);
     return check_call(chk.body, *cand_ms, *cand_wall_ms);
@@ -904,31 +950,25 @@ class judgment_run {
       if (!near || d < best) near = &series, best = d;
     }
     clock_agreement run = compare_excess(near->excess_ms, cand_excess_ms_, median);
-    clock_agreement around = compare_excess(near->around_ms, cand_around_ms_, median);
     // Conclusive: the tolerance is at most a quarter of the window (or
     // 0.25 ms), so a window forged to three quarters or less would show.
-    auto figures = [&](const clock_agreement& a) {
-      return json{{"overhead_ms", a.overhead_ms}, {"candidate_ms", a.excess_ms}, {"missing_ms", a.missing_ms},
-                  {"tolerance_ms", a.tolerance_ms}, {"agrees", a.agrees},
-                  {"conclusive", a.tolerance_ms <= std::max(0.25, 0.25 * median)}};
-    };
+    bool conclusive = run.tolerance_ms <= std::max(0.25, 0.25 * median);
+    json figures = {{"overhead_ms", run.overhead_ms}, {"candidate_ms", run.excess_ms}, {"missing_ms", run.missing_ms},
+                    {"tolerance_ms", run.tolerance_ms}, {"agrees", run.agrees}, {"conclusive", conclusive}};
     json probe_figures = json::object();
     for (const auto& [ms, series] : probes_) probe_figures[fmt_ms(ms)] = series.excess_ms;
-    j_.judge_clock = {{"run_beyond_window", figures(run)}, {"stage_and_collect", figures(around)},
-                      {"probe_run_beyond_window_ms", probe_figures}};
+    j_.judge_clock = {{"run_beyond_window", figures}, {"probe_run_beyond_window_ms", probe_figures},
+                      {"agrees", run.agrees}, {"conclusive", conclusive}};
     char buf[400];
     std::snprintf(buf, sizeof buf, "the judge's clock saw %.4g ms per run request beyond the worker's window (the worker's own "
-                  "call before the candidate loaded: %.4g ms; %.3g ms unaccounted, at most %.3g), and %.4g ms for stage and collect (the probes: "
-                  "%.4g ms; %.3g ms more, at most %.3g)", run.excess_ms, run.overhead_ms, run.missing_ms, run.tolerance_ms,
-                  around.excess_ms, around.overhead_ms, around.missing_ms, around.tolerance_ms);
-    // Stage and collect are reported, not judged: on the CPU their 64 MB
-    // flush swings by milliseconds on a loaded machine (seen here: 4 to 28 ms).
+                  "call before the candidate loaded: %.4g ms; %.3g ms unaccounted, at most %.3g)",
+                  run.excess_ms, run.overhead_ms, run.missing_ms, run.tolerance_ms);
     add_check("timer_cross_check", run.agrees, buf);
     if (!run.agrees) {
       j_.speedup.reset();
       return reject("timer_tampering", std::string("the worker's time is short of the judge's own clock: ") + buf);
     }
-    if (!j_.judge_clock["run_beyond_window"]["conclusive"].get<bool>()) use_judge_clock(near->excess_ms);
+    if (!conclusive) use_judge_clock(near->excess_ms);
     return true;
   }
 
@@ -1043,11 +1083,12 @@ class judgment_run {
   // and for stage and collect (around): of the probes before the candidate
   // loaded, by their length, and of the candidate's timed calls.
   struct probe_series {
-    std::vector<double> excess_ms, around_ms;
+    std::vector<double> excess_ms;
   };
   std::map<double, probe_series> probes_;
   int probe_count_ = 0;
-  std::vector<double> cand_excess_ms_, cand_around_ms_;
+  std::vector<double> cand_excess_ms_;
+  std::optional<error> pending_error_;  // a reference failure met where a verdict is returned
   std::vector<bool> reference_first_;  // per timed pair: the reference ran first
 };
 
@@ -1069,9 +1110,19 @@ result<reference_timing> time_reference(const std::string& task_path, const judg
 
 namespace {
 
+result<judgment> run_guarded(const std::string& task_path, const std::string& candidate_path, const judge_options& options,
+                             progress_sink& progress) {
+  judgment_run run(task_path, candidate_path, options, progress);
+  try {
+    return run.run();
+  } catch (const nlohmann::json::exception& e) {
+    return run.malformed_reply(e.what());
+  }
+}
+
 result<judgment> judge_and_recheck(const std::string& task_path, const std::string& candidate_path,
                                    const judge_options& options, progress_sink& progress) {
-  auto first = judgment_run(task_path, candidate_path, options, progress).run();
+  auto first = run_guarded(task_path, candidate_path, options, progress);
   // A clock disagreement is judged again in fresh processes: a forged clock
   // disagrees every time, an honest candidate whose judgment a busy machine
   // disturbed (the judge's wake-ups, seen on a 2-core VM) agrees the second time.
@@ -1080,8 +1131,8 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
   // 2-core VM under load: 2.4 ms around a 1.5 ms call, and a forged window
   // passed). The second judgment stands either way.
   auto clock_of = [](const result<judgment>& j) -> const json* {
-    if (!j || j->judge_clock.is_null() || !j->judge_clock.contains("run_beyond_window")) return nullptr;
-    return &j->judge_clock["run_beyond_window"];
+    if (!j || j->judge_clock.is_null() || !j->judge_clock.contains("agrees")) return nullptr;
+    return &j->judge_clock;
   };
   const json* clock = clock_of(first);
   bool disagreed = clock && first->outcome == verdict::rejected && !clock->value("agrees", true);
@@ -1091,15 +1142,15 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
                              : "the judge's clock could not tell (a busy machine): judging again in fresh processes");
     std::string why = disagreed ? "a first judgment's clock disagreed: " + first->message
                                 : "a first judgment's clock check was inconclusive (tolerance " +
-                                      json(clock->value("tolerance_ms", 0.0)).dump() + " ms)";
-    auto second = judgment_run(task_path, candidate_path, options, progress).run();
+                                      json((*clock)["run_beyond_window"].value("tolerance_ms", 0.0)).dump() + " ms)";
+    auto second = run_guarded(task_path, candidate_path, options, progress);
     if (!second) return second;
     const json* again = clock_of(second);
     // A disagreement stands against a second check that could not tell.
     if (disagreed && again && second->outcome == verdict::correct && !again->value("conclusive", true)) {
       first->checks.push_back({"timer_cross_check_again", false,
                                "judged again in fresh processes, the clock check could not tell (tolerance " +
-                                   json(again->value("tolerance_ms", 0.0)).dump() + " ms): the disagreement stands"});
+                                   json((*again)["run_beyond_window"].value("tolerance_ms", 0.0)).dump() + " ms): the disagreement stands"});
       first->total_s += second->total_s;
       return first;
     }

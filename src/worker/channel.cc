@@ -11,6 +11,46 @@ namespace cudal1 {
 
 using json = nlohmann::json;
 
+namespace {
+
+// The deepest nesting of a JSON text's arrays and objects (strings skipped):
+// a worker's reply is shallow, and a deep one would exhaust the judge's stack
+// when it is printed.
+int nesting_depth(const std::string& line) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// A reply's fields the judge reads by type: a line that has them with other
+// types is not a reply (a candidate can write on the reply channel).
+std::string malformed(const json& body) {
+  if (!body.is_object()) return "not an object";
+  if (body.contains("ok") && !body["ok"].is_boolean()) return "\"ok\" is not true or false";
+  for (const char* key : {"kind", "message", "error", "deferred_work", "cache_tampering", "census"})
+    if (body.contains(key) && !body[key].is_string()) return std::string("\"") + key + "\" is not a string";
+  if (body.contains("ms") && !body["ms"].is_number()) return "\"ms\" is not a number";
+  for (const char* key : {"new_threads", "child_processes", "process_attempts", "kernels", "output_problem"})
+    if (body.contains(key) && !body[key].is_array()) return std::string("\"") + key + "\" is not a list";
+  if (body.contains("sandbox") && !body["sandbox"].is_object()) return "\"sandbox\" is not an object";
+  return "";
+}
+
+}  // namespace
+
 result<worker_channel> worker_channel::start(const worker_spawn& spawn) {
   auto p = child_process::spawn(spawn);
   if (!p) return p.err();
@@ -46,10 +86,18 @@ worker_reply worker_channel::receive(double timeout_s) {
     alive_ = false;
     return r;
   }
-  r.body = json::parse(line, nullptr, false);
-  if (r.body.is_discarded() || !r.body.is_object()) {
+  r.raw = line.substr(0, 200);
+  constexpr int kMaxDepth = 16;
+  if (nesting_depth(line) > kMaxDepth) {
     r.what = worker_reply::kind::failed;
-    r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "malformed reply from worker: " + line.substr(0, 200)}};
+    r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "a reply nested deeper than any the worker writes: " + r.raw}};
+    return r;
+  }
+  r.body = json::parse(line, nullptr, false);
+  std::string why = r.body.is_discarded() ? "not JSON" : malformed(r.body);
+  if (!why.empty()) {
+    r.what = worker_reply::kind::failed;
+    r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "malformed reply from worker (" + why + "): " + r.raw}};
     return r;
   }
   r.what = r.body.value("ok", false) ? worker_reply::kind::ok : worker_reply::kind::failed;
@@ -74,9 +122,8 @@ worker_reply worker_channel::request(const json& cmd, double timeout_s) {
   r.wall_ms = seconds_since(start) * 1e3;
   if ((r.what == worker_reply::kind::ok || r.what == worker_reply::kind::failed) && r.body.value("kind", "") != "protocol" &&
       (!r.body.contains("id") || !r.body["id"].is_number_unsigned() || r.body["id"].get<uint64_t>() != id)) {
-    std::string line = r.body.dump();
     r.what = worker_reply::kind::failed;
-    r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "a reply without the request's id: " + line.substr(0, 200)}};
+    r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "a reply without the request's id: " + r.raw}};
   }
   return r;
 }

@@ -17,6 +17,7 @@ struct worker_reply {
   nlohmann::json body;        // the reply (ok or failed)
   exit_info exit;             // died: how the process ended
   double wall_ms = 0;         // the judge's own clock, request sent to reply read
+  std::string raw;            // the reply's line, its first 200 characters
   std::string failure_kind() const { return body.value("kind", ""); }
   std::string message() const { return body.value("message", body.value("error", "")); }
 };

@@ -96,6 +96,18 @@ result<exchange_layout> parse_layout(const json& j) {
       if (!slots) return slots.err();
       *dst = std::move(*slots);
     }
+    const json& ar = j.at("arenas");
+    layout.arenas.offsets[0] = ar.at("offsets").at(0).get<uint64_t>();
+    layout.arenas.offsets[1] = ar.at("offsets").at(1).get<uint64_t>();
+    layout.arenas.bytes = ar.at("bytes").get<uint64_t>();
+    layout.arenas.max_shift = ar.at("max_shift").get<uint64_t>();
+    uint64_t in_out_end = 0;
+    for (const auto* group : {&layout.inputs, &layout.outputs})
+      for (const auto& s : *group) in_out_end = std::max(in_out_end, s.offset + s.nbytes);
+    for (uint64_t off : layout.arenas.offsets)
+      if (off % 256 != 0 || off + layout.arenas.bytes > layout.exchange.bytes ||
+          in_out_end + layout.arenas.max_shift > layout.arenas.bytes)
+        return make_error("an arena outside the exchange buffer");
     return layout;
   } catch (const json::exception& e) {
     return make_error(std::string("malformed exchange layout: ") + e.what());
@@ -106,7 +118,10 @@ json layout_to_json(const exchange_layout& layout) {
   json ex = {{"kind", layout.exchange.kind}, {"bytes", layout.exchange.bytes}, {"offset", layout.exchange.offset}};
   if (!layout.exchange.path.empty()) ex["path"] = layout.exchange.path;
   if (!layout.exchange.ipc_handle.empty()) ex["handle"] = layout.exchange.ipc_handle;
+  json arenas = {{"offsets", {layout.arenas.offsets[0], layout.arenas.offsets[1]}},
+                 {"bytes", layout.arenas.bytes}, {"max_shift", layout.arenas.max_shift}};
   return {{"exchange", ex},
+          {"arenas", arenas},
           {"inputs", slots_to_json(layout.inputs)},
           {"outputs", slots_to_json(layout.outputs)},
           {"params", slots_to_json(layout.params)}};

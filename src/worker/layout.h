@@ -36,10 +36,25 @@ struct exchange_ref {
   uint64_t bytes = 0;
 };
 
+/// Where a call's inputs and outputs live: one of two arenas in the exchange,
+/// the slots' own layout from the arena's offset plus the call's shift.
+struct arena_layout {
+  uint64_t offsets[2] = {0, 0};
+  uint64_t bytes = 0;      // each arena's size: the inputs and outputs, plus max_shift
+  uint64_t max_shift = 0;  // a call's shift is a multiple of 256 below this
+};
+
 struct exchange_layout {
   exchange_ref exchange;
   std::vector<tensor_slot> inputs, outputs, params;
+  arena_layout arenas;
 };
+
+/// The exchange offset of a slot's tensor in a call's arena (precondition:
+/// arena 0 or 1, shift checked against max_shift).
+inline uint64_t arena_offset(const exchange_layout& l, int arena, uint64_t shift, const tensor_slot& s) {
+  return l.arenas.offsets[arena] + shift + s.offset;
+}
 
 /// The ABI's dtype code (CUDAL1_F32...) for a dtype name; 0 if unknown.
 int dtype_code(const std::string& dtype);

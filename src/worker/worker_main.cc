@@ -13,15 +13,15 @@
 //                  the outputs itself (the judge's probes: it times its requests
 //                  to learn their overhead before any candidate code exists here)
 //   open           {"library"}: dlopen the candidate and find cudal1_forward
-//   stage          {"arena", "shift", "sentinel"}: fresh inputs at fresh addresses
-//                  (copied from the exchange), outputs filled with sentinels, caches flushed
-//   run            {"census"}: the timed call: start .. cudal1_forward .. device sync
+//   run            {"arena", "shift", "census"}: the timed call on the tensors the
+//                  reference's process staged in that arena of the exchange (fresh
+//                  inputs at a fresh address, outputs filled with sentinels; it flushed
+//                  the caches too): start .. cudal1_forward .. device sync
 //                  .. stop; then a census of threads not in the baseline (taken before
 //                  the candidate loaded) still running, processes, work set up for
 //                  later (timers, signal-driven I/O) and cache state it left behind; with census (the
 //                  correctness trials), the kernels it launched (CUPTI), which
 //                  stops being recorded at the first call without it
-//   collect        outputs and (possibly modified) inputs back into the exchange
 //   return_params  parameters back into the exchange, to check they are unchanged
 //   quit
 #include <dirent.h>
@@ -55,8 +55,6 @@ namespace {
 using json = nlohmann::json;
 using forward_fn = int (*)(const cudal1_tensor*, int, const cudal1_tensor*, int, cudal1_tensor*, int, void*);
 
-// The largest shift of the arenas' base address between calls.
-constexpr uint64_t kMaxShiftBytes = 1 << 20;
 
 void send(const json& reply) {
   std::string line = reply.dump() + "\n";
@@ -99,9 +97,11 @@ class worker {
     if (op == "load") return load(cmd);
     if (op == "open") return open_library(cmd);
     if (layout_.outputs.empty()) return failure("internal", "no layout loaded");
-    if (op == "stage") return stage(cmd.at("arena").get<int>(), cmd.at("shift").get<uint64_t>(), cmd.value("sentinel", 0));
-    if (op == "run") return run(cmd.value("census", false), cmd.value("probe_ms", 0.0));
-    if (op == "collect") return collect();
+    if (op == "run") {
+      if (auto bad = place_call(cmd.value("arena", -1), cmd.value("shift", uint64_t{1})); !bad.empty())
+        return failure("internal", bad);
+      return run(cmd.value("census", false), cmd.value("probe_ms", 0.0));
+    }
     if (op == "return_params") return return_params();
     return failure("internal", "unknown command " + op);
   }
@@ -116,15 +116,6 @@ class worker {
     auto ex = dev_->open_exchange(layout_.exchange);
     if (!ex) return failure("internal", ex.message());
     exchange_ = static_cast<char*>(*ex);
-    uint64_t arena_bytes = 0;
-    for (const auto* group : {&layout_.inputs, &layout_.outputs})
-      for (const auto& s : *group) arena_bytes = std::max(arena_bytes, s.offset + s.nbytes);
-    arena_bytes += kMaxShiftBytes;
-    for (auto& arena : arenas_) {
-      auto mem = dev_->allocate(arena_bytes);
-      if (!mem) return failure("internal", mem.message());
-      arena = static_cast<char*>(*mem);
-    }
     params_.clear();
     for (const auto& s : layout_.params) {
       auto mem = dev_->allocate(s.nbytes);
@@ -174,24 +165,17 @@ class worker {
     return {{"ok", true}};
   }
 
-  json stage(int arena, uint64_t shift, int sentinel) {
-    if (arena < 0 || arena > 1 || shift % 256 != 0 || shift >= kMaxShiftBytes)
-      return failure("internal", "bad stage arguments");
-    char* base = arenas_[arena] + shift;
+  // The call's tensors: in the exchange's arena the judge names, at its
+  // shift, where the reference's process staged the inputs and filled the
+  // outputs with sentinels (this process copies nothing: work hidden in a
+  // copy of its own would be work outside the window). "" or what is wrong.
+  std::string place_call(int arena, uint64_t shift) {
+    if (arena < 0 || arena > 1 || shift % 256 != 0 || shift >= layout_.arenas.max_shift) return "bad arena or shift";
     args_.clear();
     outs_.clear();
-    for (const auto& s : layout_.inputs) {
-      if (auto st = dev_->copy(base + s.offset, exchange_at(s), s.nbytes); !st) return failure("runtime_error", st.message());
-      args_.push_back(make_tensor(s, base + s.offset));
-    }
-    for (const auto& s : layout_.outputs) {
-      if (auto st = dev_->fill_sentinel(base + s.offset, s.nbytes, dtype_code(s.dtype), sentinel); !st)
-        return failure("runtime_error", st.message());
-      outs_.push_back(make_tensor(s, base + s.offset));
-    }
-    if (auto st = dev_->flush_caches(); !st) return failure("runtime_error", st.message());
-    if (auto st = dev_->synchronize(); !st) return failure("runtime_error", st.message());
-    return {{"ok", true}};
+    for (const auto& s : layout_.inputs) args_.push_back(make_tensor(s, exchange_ + arena_offset(layout_, arena, shift, s)));
+    for (const auto& s : layout_.outputs) outs_.push_back(make_tensor(s, exchange_ + arena_offset(layout_, arena, shift, s)));
+    return "";
   }
 
   json run(bool census, double probe_ms) {
@@ -242,19 +226,6 @@ class worker {
     return reply;
   }
 
-  json collect() {
-    for (size_t i = 0; i < layout_.outputs.size(); ++i) {
-      const auto& s = layout_.outputs[i];
-      if (auto st = dev_->copy(exchange_at(s), outs_[i].data, s.nbytes); !st) return failure("runtime_error", st.message());
-    }
-    for (size_t i = 0; i < layout_.inputs.size(); ++i) {
-      const auto& s = layout_.inputs[i];
-      if (auto st = dev_->copy(exchange_at(s), args_[i].data, s.nbytes); !st) return failure("runtime_error", st.message());
-    }
-    if (auto st = dev_->synchronize(); !st) return failure("runtime_error", st.message());
-    return {{"ok", true}};
-  }
-
   json return_params() {
     for (size_t i = 0; i < layout_.params.size(); ++i) {
       const auto& s = layout_.params[i];
@@ -273,7 +244,6 @@ class worker {
   forward_fn forward_ = nullptr;
   bool candidate_loaded_ = false;  // before "open", calls are the judge's probes
   char* exchange_ = nullptr;
-  char* arenas_[2] = {nullptr, nullptr};
   std::vector<cudal1_tensor> args_, outs_, params_;
 };
 
