@@ -248,9 +248,15 @@ class Worker:
             return torch.frombuffer(self.mapping, dtype=torch.uint8)
         torch.cuda.synchronize()  # torch's context is current on this thread
         self.driver = ctypes.CDLL("libcuda.so.1")
-        handle = (ctypes.c_char * 64).from_buffer_copy(bytes.fromhex(ex["handle"]))
+
+        class IpcMemHandle(ctypes.Structure):  # CUipcMemHandle: 64 bytes, passed by value
+            _fields_ = [("reserved", ctypes.c_char * 64)]
+        open_handle = self.driver.cuIpcOpenMemHandle_v2
+        open_handle.argtypes = [ctypes.POINTER(ctypes.c_uint64), IpcMemHandle, ctypes.c_uint]
+        open_handle.restype = ctypes.c_int
+        handle = IpcMemHandle.from_buffer_copy(bytes.fromhex(ex["handle"]))
         ptr = ctypes.c_uint64(0)
-        rc = self.driver.cuIpcOpenMemHandle_v2(ctypes.byref(ptr), handle, ctypes.c_uint(1))
+        rc = open_handle(ctypes.byref(ptr), handle, 1)  # CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS
         if rc != 0:
             raise RuntimeError(f"cuIpcOpenMemHandle failed (CUresult {rc})")
         nbytes = ex["bytes"]
