@@ -11,6 +11,9 @@ packages=(
   g++ cmake ninja-build          # build
   nlohmann-json3-dev             # JSON for the worker protocol and reports
   libsqlite3-dev                 # the results store
+  libcurl4-openssl-dev           # the LLM client (HTTP/HTTPS)
+  libcpp-httplib-dev             # HTTP servers: the replay LLM server
+  libkainjow-mustache-dev        # the optimizer's prompt templates
   libgtest-dev                   # tests
   python3 python3-torch          # the PyTorch reference (CPU build on Debian)
   libtorch-dev pybind11-dev python3-dev  # ModelNew candidates' load_inline extensions

@@ -24,6 +24,10 @@ constexpr command kCommands[] = {
     {"bench", "judge many candidates (suites, KernelBench runs, CUDA-L1 JSONL) into the results store", run_bench},
     {"report", "show a stored run: per-level figures, JSON, an HTML page, KernelBench's eval_results.json", run_report},
     {"compare", "set two stored runs (or a run and its published scores) side by side", run_compare},
+    {"optimize", "improve tasks' kernels with an LLM: CUDA-L1's contrastive loop over the store", run_optimize},
+    {"best", "print a task's best standing kernel from the store, with its judgment", run_best},
+    {"history", "show a task's scores per round of the optimizer", run_history},
+    {"llm-replay", "serve recorded LLM answers over the OpenAI API (tests; --record saves a real model's)", run_llm_replay},
     {"audit", "screen candidate sources for the patterns of known reward hacks", run_audit},
     {"audit-task", "find tasks whose checks a trivial output (zeros, a constant, a copy) would pass", run_audit_task},
     {"info", "show the backends, Python, compilers and folders cudal1 would use", run_info},
@@ -31,7 +35,7 @@ constexpr command kCommands[] = {
 
 void print_help() {
   std::printf("usage: cudal1 <command> [options]\n\ncommands:\n");
-  for (const auto& c : kCommands) std::printf("  %-10s %s\n", c.name, c.summary);
+  for (const auto& c : kCommands) std::printf("  %-11s %s\n", c.name, c.summary);
   std::printf("\n'cudal1 <command> --help' shows a command's options.\n");
 }
 
