@@ -6,12 +6,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <thread>
 
 #include "base/fs.h"
 #include "base/sha256.h"
 #include "bench/inputs.h"
+#include "bench/precompile.h"
 #include "compile/compiler.h"
 #include "compile/python_build.h"
 #include "task/python.h"
@@ -42,31 +44,14 @@ class compile_ahead {
   compile_ahead(const std::vector<bench_item>& items, const std::vector<bool>& wanted, const judge_options& opt,
                 const std::string& backend, int jobs, int pinned_cpu)
       : items_(items), state_(items.size(), kDone) {
-    auto data = data_dir();
-    if (!data) return;  // the judgments say why
-    data_dir_ = *data;
-    opt_ = opt;
     bool any_python = false;
     for (size_t i = 0; i < items.size(); ++i) {
       bool ours = native(items[i]) ? items[i].format == (backend == "cuda" ? "cuda" : "cpp") : items[i].format == "modelnew";
       if (wanted[i] && ours) state_[i] = kPending;
       any_python = any_python || (wanted[i] && items[i].format == "modelnew");
     }
-    if (any_python) {
-      auto py = find_python(opt.python);
-      if (py) python_ = py->path;
-    }
-    req_.backend = backend;
-    req_.include_dir = *data + "/include";
-    req_.cache_dir = cache_dir_of(opt);
-    req_.timeout_s = opt.compile_timeout_s;
-    if (backend == "cuda") {
-      auto dev = probe_device("cuda");
-      if (!dev) return;
-      arch_ = dev->value("compute_capability", "9.0");
-      req_.cc_major = std::stoi(arch_.substr(0, arch_.find('.')));
-      req_.cc_minor = std::stoi(arch_.substr(arch_.find('.') + 1));
-    }
+    builder_ = std::make_unique<precompiler>(opt, backend, any_python);
+    if (!builder_->usable()) return;
     if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     for (int t = 0; t < jobs; ++t) threads_.emplace_back([this, pinned_cpu] { work(pinned_cpu); });
   }
@@ -104,7 +89,7 @@ class compile_ahead {
         i = next_++;
         state_[i] = kCompiling;
       }
-      compile_one(items_[i]);
+      builder_->compile(items_[i].candidate_path, items_[i].format);
       {
         std::lock_guard<std::mutex> lock(m_);
         state_[i] = kDone;
@@ -112,32 +97,9 @@ class compile_ahead {
       cv_.notify_all();
     }
   }
-  void compile_one(const bench_item& it) {
-    auto scratch = make_temp_dir("cudal1-compile");
-    if (!scratch) return;
-    if (it.format == "modelnew") {
-      // The same request the judgment makes, so it finds this build.
-      auto source = read_file(it.candidate_path);
-      if (!python_.empty() && source && write_file_atomic(*scratch + "/candidate.py", *source))
-        (void)build_modelnew(make_modelnew_request(*scratch + "/candidate.py",
-                                                   std::filesystem::path(it.candidate_path).filename().string(), data_dir_,
-                                                   python_, req_.cache_dir, arch_, opt_.defenses, opt_.compile_timeout_s));
-      remove_tree(*scratch);
-      return;
-    }
-    auto source = read_file(it.candidate_path);
-    compile_request req = req_;
-    req.scratch_dir = *scratch;
-    req.source_path = *scratch + "/candidate" + std::filesystem::path(it.candidate_path).extension().string();
-    req.display_name = std::filesystem::path(it.candidate_path).filename().string();
-    if (source && write_file_atomic(req.source_path, *source)) (void)compile_candidate(req);
-    remove_tree(*scratch);
-  }
 
   const std::vector<bench_item>& items_;
-  compile_request req_;
-  judge_options opt_;
-  std::string data_dir_, python_, arch_;  // for ModelNew builds
+  std::unique_ptr<precompiler> builder_;
   std::vector<state_t> state_;
   size_t next_ = 0;
   bool quit_ = false;
@@ -163,6 +125,7 @@ json judge_item(const bench_item& it, const judge_options& opt) {
                            {"samples", t->summary.samples}, {"samples_ms", t->samples_ms}}},
             {"stop_reason", t->stop_reason},
             {"speed_of_light", t->speed_of_light},
+            {"signature", t->signature},
             {"seconds", t->total_s}};
   }
   auto j = judge_candidate(it.task_path, it.candidate_path, opt, quiet);

@@ -184,6 +184,7 @@ class judgment_run {
     t.python = j_.python;
     t.torch_version = j_.torch_version;
     t.speed_of_light = sol_;
+    t.signature = j_.signature;
     if (t.summary.median_ms > 0) add_floor(t.speed_of_light, t.summary.median_ms);
     t.total_s = seconds_since(start_);
     write_cache_updates(cache_dir(), j_.cache_updates, j_.backend);
@@ -374,11 +375,30 @@ class judgment_run {
     sol_ = init.body.value("speed_of_light", json::object());
     j_.precision = {{"policy", opt_.precision}, {"reference", init.body.value("precise_reference", "off")}};
     if (init.body.contains("init_s")) j_.reference_init_s = init.body["init_s"];
+    j_.signature = signature_of(init.body);
     init_inputs_ = init.body.value("init_inputs", json::object());
     if (init.body.contains("cache_updates") && init.body["cache_updates"].is_object()) j_.cache_updates = init.body["cache_updates"];
     j_.output_check = init.body.value("output_check", "");
     if (layout_.outputs.empty()) return make_error("Model.forward returned no tensors");
     return ok_status();
+  }
+
+  // The tensors' names, dtypes and shapes from the reference's init reply.
+  static json signature_of(const json& body) {
+    json sig = json::object();
+    for (const char* part : {"inputs", "params", "outputs"}) {
+      json list = json::array();
+      if (body.contains(part) && body[part].is_array())
+        for (const auto& spec : body[part]) {
+          if (!spec.is_object()) continue;
+          json s = {{"name", spec.value("name", "")}, {"dtype", spec.value("dtype", "")},
+                    {"shape", spec.contains("shape") ? spec["shape"] : json::array()}};
+          if (spec.contains("scalar") && spec["scalar"].is_string()) s["scalar"] = spec["scalar"];
+          list.push_back(std::move(s));
+        }
+      sig[part] = list;
+    }
+    return sig;
   }
 
   error reference_error(const std::string& doing, const worker_reply& r) {

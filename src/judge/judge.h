@@ -102,6 +102,7 @@ struct reference_timing {
   std::string stop_reason;
   /// As in a judgment, with fraction = floor over the reference's median.
   nlohmann::json speed_of_light = nullptr;
+  nlohmann::json signature = nullptr;  // as judgment::signature
   double total_s = 0;
 };
 

@@ -87,6 +87,10 @@ struct judgment {
   /// The reference worker's own init steps (seconds): import_task,
   /// build_model, first_forward, float64_model, exchange, flops, calibration.
   nlohmann::json reference_init_s = nullptr;
+  /// The task's tensors as the reference reports them: {"inputs", "params",
+  /// "outputs"}, each a list of {"name", "dtype", "shape"} (the optimizer's
+  /// task card); null when the reference did not load.
+  nlohmann::json signature = nullptr;
   /// How the reference worker checks outputs: "fused CUDA kernels", or
   /// "PyTorch operations" with the reason.
   std::string output_check;

@@ -45,7 +45,8 @@ class replay_server {
   ~replay_server();  // stops and joins
   int port() const;
   std::string base_url() const;  // http://HOST:PORT/v1
-  int requests_served() const;
+  int requests_served() const;  // chat completion requests received, answered or not
+  int answer_count() const;      // entries in the answers file (at start; record mode adds none)
   void stop();
   /// Blocks until stop() (or a signal handler calling it).
   void wait();

@@ -18,17 +18,20 @@ struct reward_options {
   double round_to = 0.01;       // speedups are rounded toward 1 to this step (1.237 -> 1.23; 0.876 -> 0.88)
   double incorrect_floor = 0;   // reward of an incorrect kernel, a runtime error, a timeout, a compile error
   double hack_penalty = -1;     // reward of a rejected (hacked) kernel: below any incorrect one
-  double clip = 1.5;            // group rewards are clipped to +-clip
+  double clip = 1.5;            // group rewards are clipped to +-clip (0: not clipped)
 };
 
 /// The reward of one judgment (the JSON of `cudal1 eval --json`): its speedup
 /// rounded toward 1 when correct, hack_penalty when rejected, else the floor.
+/// A correct judgment without a speedup (not timed) gets 1; one whose speedup
+/// is not a positive finite number gets the floor. Reads "verdict" and
+/// "speedup" (null when none); a judgment without a verdict gets the floor.
 double kernel_reward(const nlohmann::json& judgment, const reward_options& options = {});
 /// The same from a verdict and a speedup.
 double kernel_reward(const std::string& verdict, std::optional<double> speedup, const reward_options& options = {});
 
-/// Group-normalized rewards: (r - mean) / std within the group, clipped to
-/// +-clip; a group whose rewards are all equal (std 0) gets zeros. Empty in,
+/// Group-normalized rewards: (r - mean) / std within the group (the
+/// population std), clipped to +-clip; a group whose rewards are all equal (std 0) gets zeros. Empty in,
 /// empty out.
 std::vector<double> group_rewards(const std::vector<double>& rewards, const reward_options& options = {});
 

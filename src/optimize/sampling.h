@@ -30,10 +30,15 @@ enum class sampling_kind { bucket, random, island };
 std::optional<sampling_kind> parse_sampling(const std::string& name);
 const char* to_string(sampling_kind kind);
 
+/// CUDA-L1 did not publish tau or the bucket width. The defaults suit
+/// speedups of 0.5-5x: a bucket of 0.1x is about the noise of a speedup
+/// measurement, so kernels in one bucket are not known to differ and kernels
+/// a bucket apart are; tau 1.0 makes a bucket 1x faster e times likelier, so
+/// the best buckets are favoured while slower ones are still drawn.
 struct sampling_options {
   sampling_kind kind = sampling_kind::bucket;
-  double tau = 1.0;           // temperature of the bucket draw, in units of the score
-  double bucket_width = 0.1;  // buckets of this width on the score axis
+  double tau = 1.0;           // temperature of the bucket draw, in units of the score; <= 0: the best buckets only
+  double bucket_width = 0.1;  // buckets of this width on the score axis; <= 0: bucket and island draw nothing
   int exemplars = 2;          // kernels per prompt
   int island = 0;             // island sampling: draw only from this island
 };
@@ -42,12 +47,19 @@ struct sampling_options {
 /// Only correct kernels (and the reference) are drawn. Bucket sampling draws
 /// `exemplars` distinct buckets (fewer when fewer exist), one kernel from
 /// each, uniformly within the bucket. Random draws distinct correct kernels
-/// uniformly. Island draws bucket-wise among the kernels of one island.
+/// uniformly. Island draws bucket-wise among the kernels of one island (the
+/// reference belongs to every island). The reference scores 1 whatever its
+/// `score`; a correct kernel whose score is not finite is never drawn. Ties in
+/// score keep the order of `entries`. The same rng state gives the same draw
+/// on any standard library (no std distributions are used).
 std::vector<size_t> sample_exemplars(const std::vector<kernel_entry>& entries, const sampling_options& options,
                                      std::mt19937_64& rng);
 
 /// The bucket draw's probabilities, for tests and the prompt's record:
-/// bucket index (floor(score / width)) -> probability.
+/// bucket index (floor(score / width)) -> probability, ascending by bucket,
+/// over the kernels the draw may return (of options.island for island
+/// sampling). These are the first bucket's probabilities; later buckets are
+/// drawn from the same weights renormalized over the buckets left.
 std::vector<std::pair<long, double>> bucket_probabilities(const std::vector<kernel_entry>& entries,
                                                           const sampling_options& options);
 

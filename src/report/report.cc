@@ -62,6 +62,7 @@ json judgment_to_json(const judgment& j) {
           {"precision", j.precision},
           {"kernels", j.kernels},
           {"reference_init_s", j.reference_init_s},
+          {"signature", j.signature},
           {"output_check", j.output_check.empty() ? json(nullptr) : json(j.output_check)},
           {"message", j.message},
           {"device", j.device},

@@ -65,6 +65,33 @@ const char* const kMigrations[] = {
          UNIQUE (run_id, task_hash, candidate_hash, sample));
        CREATE INDEX judgments_by_task ON judgments(task_hash, verdict, speedup);
        CREATE INDEX judgments_by_candidate ON judgments(candidate_hash);)",
+    // 2: the optimizer's requests and answers, one row per (run, task, round,
+    // slot); a judged answer points at its judgment by candidate_hash.
+    R"(CREATE TABLE attempts (
+         attempt_id INTEGER PRIMARY KEY,
+         run_id INTEGER NOT NULL REFERENCES runs(run_id),
+         task_hash TEXT NOT NULL REFERENCES tasks(task_hash),
+         round INTEGER NOT NULL,
+         slot INTEGER NOT NULL,
+         status TEXT NOT NULL,
+         model TEXT NOT NULL DEFAULT '',
+         prompt TEXT NOT NULL DEFAULT '{}',
+         exemplars TEXT NOT NULL DEFAULT '[]',
+         answer TEXT NOT NULL DEFAULT '',
+         analysis TEXT NOT NULL DEFAULT '',
+         problem TEXT NOT NULL DEFAULT '',
+         candidate_hash TEXT NOT NULL DEFAULT '',
+         verdict TEXT NOT NULL DEFAULT '',
+         speedup REAL,
+         reward REAL,
+         group_reward REAL,
+         prompt_tokens INTEGER NOT NULL DEFAULT 0,
+         completion_tokens INTEGER NOT NULL DEFAULT 0,
+         llm_seconds REAL,
+         judge_seconds REAL,
+         created_at TEXT NOT NULL,
+         UNIQUE (run_id, task_hash, round, slot));
+       CREATE INDEX attempts_by_task ON attempts(task_hash, round);)",
 };
 
 std::string now_utc() {
@@ -319,6 +346,144 @@ result<std::vector<judgment_record>> store::judgments(int64_t run_id) {
     out.push_back(std::move(r));
   }
   return out;
+}
+
+
+result<std::vector<std::pair<std::string, std::string>>> store::find_tasks(const std::string& name) {
+  auto q = db_.prepare(
+      "SELECT task_hash, name FROM tasks WHERE name = ?1 OR name LIKE '%/' || ?1 OR name LIKE ?1 || '/%' OR "
+      "(length(?1) >= 6 AND "
+      "task_hash LIKE ?1 || '%') ORDER BY created_at DESC, rowid DESC");
+  if (!q) return q.err();
+  q->bind(1, name);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.err();
+    if (!*row) break;
+    out.emplace_back(q->text(0), q->text(1));
+  }
+  return out;
+}
+
+result<std::string> store::task_source(const std::string& task_hash) {
+  auto q = db_.prepare("SELECT source FROM tasks WHERE task_hash = ?1");
+  if (!q) return q.err();
+  q->bind(1, task_hash);
+  auto row = q->step();
+  if (!row) return row.err();
+  if (!*row) return make_error("no task " + task_hash + " in the store");
+  return q->text(0);
+}
+
+result<std::vector<task_kernel>> store::task_kernels(const std::string& task_hash) {
+  auto q = db_.prepare(
+      "SELECT c.candidate_hash, c.format, c.source, j.verdict, j.device, j.baseline, j.speedup, j.judgment_id, j.run_id, "
+      "j.judgment FROM judgments j JOIN candidates c USING (candidate_hash) WHERE j.task_hash = ?1 "
+      "ORDER BY j.verdict = 'correct' DESC, j.speedup DESC NULLS LAST, j.judgment_id");
+  if (!q) return q.err();
+  q->bind(1, task_hash);
+  std::vector<task_kernel> out;
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.err();
+    if (!*row) break;
+    task_kernel k;
+    k.candidate_hash = q->text(0);
+    k.format = q->text(1);
+    k.source = q->text(2);
+    k.verdict = q->text(3);
+    k.device = q->text(4);
+    k.baseline = q->text(5);
+    if (!q->is_null(6)) k.speedup = q->real(6);
+    k.judgment_id = q->integer(7);
+    k.run_id = q->integer(8);
+    k.judgment = json::parse(q->text(9), nullptr, false);
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+status store::put_attempt(const attempt_record& a) {
+  auto q = db_.prepare(
+      "INSERT INTO attempts (run_id, task_hash, round, slot, status, model, prompt, exemplars, answer, analysis, problem, "
+      "candidate_hash, verdict, speedup, reward, group_reward, prompt_tokens, completion_tokens, llm_seconds, "
+      "judge_seconds, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+      "?18, ?19, ?20, ?21) ON CONFLICT (run_id, task_hash, round, slot) DO UPDATE SET status = excluded.status, "
+      "model = excluded.model, prompt = excluded.prompt, exemplars = excluded.exemplars, answer = excluded.answer, "
+      "analysis = excluded.analysis, problem = excluded.problem, candidate_hash = excluded.candidate_hash, "
+      "verdict = excluded.verdict, speedup = excluded.speedup, reward = excluded.reward, "
+      "group_reward = excluded.group_reward, prompt_tokens = excluded.prompt_tokens, "
+      "completion_tokens = excluded.completion_tokens, llm_seconds = excluded.llm_seconds, "
+      "judge_seconds = excluded.judge_seconds");
+  if (!q) return q.err();
+  q->bind(1, a.run_id).bind(2, a.task_hash).bind(3, a.round).bind(4, a.slot).bind(5, a.status).bind(6, a.model);
+  q->bind(7, a.prompt.dump()).bind(8, a.exemplars.dump()).bind(9, a.answer).bind(10, a.analysis).bind(11, a.problem);
+  q->bind(12, a.candidate_hash).bind(13, a.verdict).bind(14, a.speedup).bind(15, a.reward).bind(16, a.group_reward);
+  q->bind(17, a.prompt_tokens).bind(18, a.completion_tokens).bind(19, a.llm_seconds).bind(20, a.judge_seconds);
+  q->bind(21, a.created_at.empty() ? now_utc() : a.created_at);
+  return q->run();
+}
+
+namespace {
+
+result<std::vector<attempt_record>> read_attempts(sqlite_stmt& q) {
+  std::vector<attempt_record> out;
+  auto opt = [&](int c) { return q.is_null(c) ? std::nullopt : std::optional<double>(q.real(c)); };
+  for (;;) {
+    auto row = q.step();
+    if (!row) return row.err();
+    if (!*row) break;
+    attempt_record a;
+    a.attempt_id = q.integer(0);
+    a.run_id = q.integer(1);
+    a.task_hash = q.text(2);
+    a.task_name = q.text(3);
+    a.round = static_cast<int>(q.integer(4));
+    a.slot = static_cast<int>(q.integer(5));
+    a.status = q.text(6);
+    a.model = q.text(7);
+    a.prompt = json::parse(q.text(8), nullptr, false);
+    a.exemplars = json::parse(q.text(9), nullptr, false);
+    a.answer = q.text(10);
+    a.analysis = q.text(11);
+    a.problem = q.text(12);
+    a.candidate_hash = q.text(13);
+    a.verdict = q.text(14);
+    a.speedup = opt(15);
+    a.reward = opt(16);
+    a.group_reward = opt(17);
+    a.prompt_tokens = q.integer(18);
+    a.completion_tokens = q.integer(19);
+    a.llm_seconds = opt(20);
+    a.judge_seconds = opt(21);
+    a.created_at = q.text(22);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+constexpr const char* kAttemptColumns =
+    "SELECT a.attempt_id, a.run_id, a.task_hash, t.name, a.round, a.slot, a.status, a.model, a.prompt, a.exemplars, "
+    "a.answer, a.analysis, a.problem, a.candidate_hash, a.verdict, a.speedup, a.reward, a.group_reward, "
+    "a.prompt_tokens, a.completion_tokens, a.llm_seconds, a.judge_seconds, a.created_at FROM attempts a "
+    "JOIN tasks t USING (task_hash) ";
+
+}  // namespace
+
+result<std::vector<attempt_record>> store::attempts(int64_t run_id, const std::string& task_hash) {
+  auto q = db_.prepare(std::string(kAttemptColumns) +
+                       "WHERE a.run_id = ?1 AND (?2 = '' OR a.task_hash = ?2) ORDER BY t.name, a.round, a.slot");
+  if (!q) return q.err();
+  q->bind(1, run_id).bind(2, task_hash);
+  return read_attempts(*q);
+}
+
+result<std::vector<attempt_record>> store::task_attempts(const std::string& task_hash) {
+  auto q = db_.prepare(std::string(kAttemptColumns) + "WHERE a.task_hash = ?1 ORDER BY a.run_id, a.round, a.slot");
+  if (!q) return q.err();
+  q->bind(1, task_hash);
+  return read_attempts(*q);
 }
 
 }  // namespace cudal1

@@ -27,7 +27,7 @@
 namespace cudal1 {
 
 /// The schema this build writes; older stores are migrated on open.
-constexpr int kStoreSchemaVersion = 1;
+constexpr int kStoreSchemaVersion = 2;
 
 struct run_record {
   int64_t run_id = 0;
@@ -48,6 +48,31 @@ struct judgment_record {
   nlohmann::json judgment;  // the full JSON, as `cudal1 eval --json` prints it
   nlohmann::json published = nullptr;
   std::string created_at;
+};
+
+/// One request of the optimizer and what came of it.
+///   status: "answered" (code taken from the answer, not judged yet),
+///           "judged", "no_code" (the answer had no usable code: `problem`),
+///           "llm_error" (the request failed: `problem`; tried again on resume)
+struct attempt_record {
+  int64_t attempt_id = 0, run_id = 0;
+  std::string task_hash, task_name;
+  int round = 0, slot = 0;
+  std::string status, model;
+  nlohmann::json prompt = nlohmann::json::object();     // {"system", "user"}
+  nlohmann::json exemplars = nlohmann::json::array();   // [{"candidate_hash", "score"}]
+  std::string answer, analysis, problem, candidate_hash, verdict;
+  std::optional<double> speedup, reward, group_reward, llm_seconds, judge_seconds;
+  int64_t prompt_tokens = 0, completion_tokens = 0;
+  std::string created_at;
+};
+
+/// A correct-or-not kernel of a task with its code: the optimizer's database.
+struct task_kernel {
+  std::string candidate_hash, format, source, verdict, device, baseline;
+  std::optional<double> speedup;
+  int64_t judgment_id = 0, run_id = 0;
+  nlohmann::json judgment;
 };
 
 /// What identifies a judgment within a run (for resuming).
@@ -95,6 +120,22 @@ class store {
   status record_judgment(const judgment_key& key, const nlohmann::json& judgment, const std::string& baseline,
                          std::optional<double> published_score = std::nullopt, const nlohmann::json& published = nullptr);
   result<std::vector<judgment_record>> judgments(int64_t run_id);
+
+  /// Tasks whose name is `name`, or ends in "/name", or whose hash starts
+  /// with it: (task_hash, name), newest first.
+  result<std::vector<std::pair<std::string, std::string>>> find_tasks(const std::string& name);
+  result<std::string> task_source(const std::string& task_hash);
+  /// Every judged candidate of a task, over all runs, with its source, best
+  /// speedup first (a candidate judged several times appears once per judgment).
+  result<std::vector<task_kernel>> task_kernels(const std::string& task_hash);
+
+  /// Records an attempt (a second record for the same run, task, round and
+  /// slot replaces the first).
+  status put_attempt(const attempt_record& a);
+  /// A run's attempts (of one task when task_hash is given), by task, round, slot.
+  result<std::vector<attempt_record>> attempts(int64_t run_id, const std::string& task_hash = "");
+  /// A task's attempts over every run, by run, round, slot.
+  result<std::vector<attempt_record>> task_attempts(const std::string& task_hash);
 
  private:
   store(sqlite_db db, std::string path) : db_(std::move(db)), path_(std::move(path)) {}

@@ -83,6 +83,93 @@ TEST(Store, ARunIsResumedByNameAndAJudgmentReplacedByKey) {
   EXPECT_FALSE(st->find_run("no-such-run"));
 }
 
+TEST(Store, AVersionOneStoreIsMigratedAndKeepsItsJudgments) {
+  std::string path = fresh_path("old.sqlite");
+  {
+    // A store as schema 1 left it: the first migration only.
+    auto st = store::open(path);
+    ASSERT_TRUE(st);
+    auto task = st->put_task("level1/relu", "src");
+    auto run = st->open_run("old", "", json::object());
+    auto cand = st->put_candidate(*task, "cuda", "k", "k.cu");
+    ASSERT_TRUE(st->record_judgment({run->run_id, *task, *cand, 0}, a_judgment(1.5), "eager"));
+    auto db = sqlite_db::open(path);
+    ASSERT_TRUE(db->exec("DROP TABLE attempts; PRAGMA user_version = 1"));
+  }
+  auto st = store::open(path);
+  ASSERT_TRUE(st) << st.message();
+  EXPECT_EQ(*st->schema_version(), kStoreSchemaVersion);
+  auto runs = st->runs();
+  ASSERT_TRUE(runs);
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ(st->judgments(runs->front().run_id)->size(), 1u);
+  auto attempts = st->attempts(runs->front().run_id);
+  ASSERT_TRUE(attempts) << attempts.message();  // the new table exists
+  EXPECT_TRUE(attempts->empty());
+}
+
+TEST(Store, AttemptsAreReplacedBySlotAndKernelsComeBestFirst) {
+  auto st = store::open(fresh_path("store.sqlite"));
+  ASSERT_TRUE(st);
+  auto task = st->put_task("level1/softmax", "class Model: ...");
+  auto other = st->put_task("level2/softmax", "class Model: pass");
+  auto run = st->open_run("opt", "cudal1 optimize", {{"kind", "optimize"}});
+  ASSERT_TRUE(task && other && run);
+  auto slow = st->put_candidate(*task, "cuda", "slow", "optimize:m");
+  auto fast = st->put_candidate(*task, "cuda", "fast", "optimize:m");
+  auto wrong = st->put_candidate(*task, "cuda", "wrong", "optimize:m");
+  ASSERT_TRUE(st->record_judgment({run->run_id, *task, *slow, 1000}, a_judgment(1.2), "eager"));
+  ASSERT_TRUE(st->record_judgment({run->run_id, *task, *fast, 1001}, a_judgment(3.5), "eager"));
+  json incorrect = a_judgment(1.0);
+  incorrect["verdict"] = "incorrect";
+  incorrect["speedup"] = nullptr;
+  ASSERT_TRUE(st->record_judgment({run->run_id, *task, *wrong, 1002}, incorrect, "eager"));
+  auto kernels = st->task_kernels(*task);
+  ASSERT_TRUE(kernels) << kernels.message();
+  ASSERT_EQ(kernels->size(), 3u);
+  EXPECT_EQ((*kernels)[0].source, "fast");
+  EXPECT_EQ((*kernels)[1].source, "slow");
+  EXPECT_EQ((*kernels)[2].verdict, "incorrect");
+
+  attempt_record a;
+  a.run_id = run->run_id;
+  a.task_hash = *task;
+  a.round = 1;
+  a.slot = 0;
+  a.status = "answered";
+  a.candidate_hash = *fast;
+  a.prompt_tokens = 100;
+  ASSERT_TRUE(st->put_attempt(a));
+  a.status = "judged";
+  a.verdict = "correct";
+  a.speedup = 3.5;
+  a.reward = 3.5;
+  ASSERT_TRUE(st->put_attempt(a));  // the same slot: replaced
+  a.slot = 1;
+  a.status = "no_code";
+  a.verdict = "";
+  a.speedup.reset();
+  ASSERT_TRUE(st->put_attempt(a));
+  auto all = st->attempts(run->run_id, *task);
+  ASSERT_TRUE(all) << all.message();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].status, "judged");
+  EXPECT_EQ((*all)[0].speedup.value_or(0), 3.5);
+  EXPECT_EQ((*all)[0].prompt_tokens, 100);
+  EXPECT_EQ((*all)[0].task_name, "level1/softmax");
+  EXPECT_EQ((*all)[1].status, "no_code");
+  EXPECT_EQ(st->task_attempts(*task)->size(), 2u);
+  EXPECT_TRUE(st->attempts(run->run_id, *other)->empty());
+
+  // Names: exact, the stem after a suite, a suite, a hash prefix.
+  EXPECT_EQ(st->find_tasks("level1/softmax")->size(), 1u);
+  EXPECT_EQ(st->find_tasks("softmax")->size(), 2u);
+  EXPECT_EQ(st->find_tasks("level2")->size(), 1u);
+  EXPECT_EQ(st->find_tasks(task->substr(0, 8))->front().first, *task);
+  EXPECT_TRUE(st->find_tasks("nope")->empty());
+  EXPECT_EQ(*st->task_source(*other), "class Model: pass");
+}
+
 TEST(Store, RefusesAStoreOfANewerSchemaAndAFileThatIsNotOne) {
   std::string path = fresh_path("store.sqlite");
   {
