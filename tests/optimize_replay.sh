@@ -125,4 +125,25 @@ stop_replay
 [ "$(judged)" = 6 ] || fail "after --resume the run holds $(judged) judged answers, not 6"
 [ "$(sql "select count(*) from judgments j join runs r using (run_id) where r.name = 'killed' and j.verdict = 'reference'")" = 1 ] ||
   fail "the reference was timed again on resume"
-echo "PASS: optimize against the replay server (best, rejected hack, faults, kill and resume)"
+"${run[@]}" --resume --format modelnew > "$tmp/conflict.out" 2>&1 && fail "a resumed run accepted another --format"
+grep -q "keeps its settings" "$tmp/conflict.out" || fail "no reason for refusing --format: $(cat "$tmp/conflict.out")"
+
+# ---- a server that fails every request: exit 1, and --resume is offered ----------------------
+printf '%s\n' '{"status": 500, "repeat": true}' > "$tmp/failing.jsonl"
+start_replay "$tmp/failing.jsonl"
+rc=0
+"$cudal1" optimize "$task" --llm "$url" --model replay --rounds 1 --samples 2 --retries 0 --run failing \
+  --store "$store" "${judge[@]}" > "$tmp/failing.out" 2>&1 || rc=$?
+stop_replay
+[ "$rc" = 1 ] || fail "every request failed, yet the exit status is $rc: $(cat "$tmp/failing.out")"
+grep -q "2 request(s) failed; add --resume" "$tmp/failing.out" || fail "no resume hint: $(cat "$tmp/failing.out")"
+[ "$(sql "select status from runs where name = 'failing'")" = incomplete ] || fail "the failed run is not marked incomplete"
+
+# ---- an unreachable server: refused before any reference is timed ---------------------------
+rc=0
+"$cudal1" optimize "$task" --llm http://127.0.0.1:9/v1 --model replay --run unreachable --store "$store" "${judge[@]}" \
+  > "$tmp/unreachable.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "an unreachable server gave exit status $rc"
+grep -q "cannot reach" "$tmp/unreachable.out" || fail "unclear error: $(cat "$tmp/unreachable.out")"
+grep -q "timing the reference" "$tmp/unreachable.out" && fail "the reference was timed for an unreachable server"
+echo "PASS: optimize against the replay server (best, rejected hack, faults, kill and resume, failures)"

@@ -1,5 +1,6 @@
 // cudal1 optimize, best, history: the contrastive loop and what it left in the store.
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -61,30 +62,46 @@ options:
   --exemplars N       exemplars per prompt (default 2)
   --budget-tokens N   no request starts once N tokens are spent (0: none)
   --budget-seconds S  no request starts after S seconds (0: none)
-  --seed N            exemplar draws (default 1: the same prompts again)
+  --exemplar-seed N   exemplar draws (default 1: the same prompts again)
   --store FILE        the store (default: $CUDAL1_STORE, else
                       ~/.local/share/cudal1/store.sqlite)
   --run NAME          the run's name (default: optimize-DATE-TIME)
   --resume            continue the run named by --run, or the newest
-                      optimize run: what it holds is not asked again
+                      optimize run: what it holds is not asked again. The
+                      run's model, format, backend, samples, sampling and
+                      seeds are its own (a different value is refused);
+                      --rounds may add rounds. --budget-tokens counts the
+                      run's tokens over every session, --budget-seconds this
+                      session's time
   --json              print the summary as JSON on stdout
   -q, --quiet         no line per answer (the live status line stays)
 
 Ctrl-C stops sending requests, judges what has arrived, stores it and ends;
-a second Ctrl-C ends after the judgment in flight (answers already received
-are kept and judged on --resume). `cudal1 best TASK` and `cudal1 history TASK`
+a second Ctrl-C abandons the requests in flight and ends after the judgment
+in flight (answers already received are kept and judged on --resume); a
+third ends at once. `cudal1 best TASK` and `cudal1 history TASK`
 read what the run left.
 )";
 
 constexpr const char* kOptimizeExit = R"(
-Exit status: 0 when every round ran; 1 when the LLM server refused the run
-(a bad URL, a refused key, an unknown model) or a budget ended it early; 130
-when interrupted; 2 for unusable input.
+Exit status: 0 when every request of every round was answered and judged;
+1 when the LLM server refused the run (a bad URL, a refused key, a model it
+does not list), when requests failed (--resume asks them again) or when a
+budget ended it early; 130 when interrupted; 2 for unusable input.
 )";
 
 std::atomic<int> g_stop{0};
 
 void on_signal(int sig) {
+  static const char kFirst[] =
+      "\ncudal1 optimize: stopping: no new requests; judging what has arrived (Ctrl-C again: abandon the requests in "
+      "flight)\n";
+  static const char kSecond[] =
+      "\ncudal1 optimize: abandoning the requests in flight; ending after the judgment in flight (Ctrl-C again: end at "
+      "once)\n";
+  int before = g_stop.load();
+  if (before == 0) (void)!write(2, kFirst, sizeof kFirst - 1);
+  if (before == 1) (void)!write(2, kSecond, sizeof kSecond - 1);
   if (g_stop.fetch_add(1) >= 2) {
     signal(sig, SIG_DFL);
     raise(sig);
@@ -113,6 +130,10 @@ class live_display : public optimize_progress {
     last_ = now;
     std::string line = status_line(s);
     if (tty_) {
+      // One terminal row, or \r cannot take it back.
+      winsize ws{};
+      size_t cols = ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col - 1 : 79;
+      if (line.size() > cols) line = line.substr(0, cols);
       std::fprintf(stderr, "\r\033[K%s", line.c_str());
       shown_ = true;
     } else {
@@ -185,10 +206,12 @@ int run_optimize(const args_t& args) {
   bool resume = false, as_json = false, quiet = false;
   double seed = 1, budget_tokens = 0;
   std::vector<std::string> positional;
+  std::set<std::string> given;  // the options on the command line
   option_reader r{args, 0, ""};
   for (; r.i < args.size(); ++r.i) {
     const std::string& a = args[r.i];
     std::string flag = a.substr(0, a.find('='));
+    if (!flag.empty() && flag[0] == '-') given.insert(flag);
     bool ok = true;
     if (a == "--help" || a == "-h") {
       std::printf("%s%s%s", kOptimizeHelp, kJudgeOptionsHelp, kOptimizeExit);
@@ -213,7 +236,7 @@ int run_optimize(const args_t& args) {
     else if (flag == "--exemplars") ok = r.integer(&opt.sampling.exemplars, 0);
     else if (flag == "--budget-tokens") ok = r.number(&budget_tokens, 0);
     else if (flag == "--budget-seconds") ok = r.number(&opt.budget_seconds, 0);
-    else if (flag == "--seed") ok = r.number(&seed, 0);
+    else if (flag == "--exemplar-seed") ok = r.number(&seed, 0);
     else if (flag == "--store") ok = r.value(&store_path);
     else if (flag == "--run") ok = r.value(&opt.run_name);
     else if (read_judge_option(r, opt.judge, &ok)) {
@@ -263,6 +286,42 @@ int run_optimize(const args_t& args) {
   if (existing && !resume)
     return usage_error("the store already has a run '" + opt.run_name + "': add --resume to continue it, or name another");
   if (!existing && resume) return usage_error("--resume: no run '" + opt.run_name + "' in " + store_path);
+  if (existing && existing->settings.value("kind", "") != "optimize")
+    return usage_error("run '" + opt.run_name + "' is not an optimize run");
+  if (existing) {
+    // A resumed run keeps its own settings: what was asked stays comparable.
+    const json& set = existing->settings;
+    std::string conflict;
+    auto keep_text = [&](const char* flag, const char* key, std::string& value) {
+      if (!set.contains(key) || !set[key].is_string()) return;
+      if (given.count(flag) && value != set[key].get<std::string>()) conflict += std::string(" ") + flag + " " + set[key].get<std::string>();
+      value = set[key].get<std::string>();
+    };
+    auto keep_number = [&](const char* flag, const char* key, auto& value) {
+      if (!set.contains(key) || !set[key].is_number()) return;
+      using T = std::decay_t<decltype(value)>;
+      T stored = set[key].get<T>();
+      if (given.count(flag) && value != stored) conflict += std::string(" ") + flag + " " + set[key].dump();
+      value = stored;
+    };
+    keep_text("--model", "model", opt.model);
+    keep_text("--format", "format", opt.format);
+    keep_text("--backend", "backend", opt.judge.backend);
+    keep_text("--precision", "precision", opt.judge.precision);
+    keep_text("--baseline", "baseline", opt.judge.baseline);
+    keep_text("--profile", "profile", opt.judge.profile);
+    std::string sampling_name = to_string(opt.sampling.kind);
+    keep_text("--sampling", "sampling", sampling_name);
+    if (auto k = parse_sampling(sampling_name)) opt.sampling.kind = *k;
+    keep_number("--tau", "tau", opt.sampling.tau);
+    keep_number("--bucket-width", "bucket_width", opt.sampling.bucket_width);
+    keep_number("--exemplars", "exemplars", opt.sampling.exemplars);
+    keep_number("--samples", "samples", opt.samples);
+    keep_number("--exemplar-seed", "seed", opt.seed);
+    if (!given.count("--rounds") && set.contains("rounds") && set["rounds"].is_number()) opt.rounds = set["rounds"].get<int>();
+    if (!conflict.empty())
+      return usage_error("run '" + opt.run_name + "' was made with" + conflict + ": a resumed run keeps its settings");
+  }
   for (const auto& a : args) opt.command_line += (opt.command_line.empty() ? "cudal1 optimize " : " ") + a;
   std::string parent = std::filesystem::path(store_path).parent_path().string();
   opt.work_dir = (parent.empty() ? std::string(".") : parent) + "/optimize/" + opt.run_name;
@@ -301,12 +360,18 @@ int run_optimize(const args_t& args) {
     std::fprintf(stderr, "cudal1 optimize: stopped: %s\n", summary->stopped_by.c_str());
     return 1;
   }
+  if (summary->failed_requests > 0 && !summary->interrupted) {
+    std::fprintf(stderr, "cudal1 optimize: %d request(s) failed; add --resume --run %s to ask them again\n",
+                 summary->failed_requests, summary->run_name.c_str());
+    return 1;
+  }
   if (summary->interrupted) {
     std::fprintf(stderr, "interrupted: add --resume --run %s to continue\n", summary->run_name.c_str());
     return 130;
   }
   if (summary->budget_spent) {
-    std::fprintf(stderr, "cudal1 optimize: the budget is spent\n");
+    std::fprintf(stderr, "cudal1 optimize: the budget is spent before the run's end; --resume --run %s continues it\n",
+                 summary->run_name.c_str());
     return 1;
   }
   return 0;

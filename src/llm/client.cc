@@ -60,6 +60,7 @@ struct http_reply {
   long status = 0;
   std::string body;
   double retry_after_s = -1;  // the Retry-After header in seconds; -1 when absent
+  bool connected = true;      // false: a timeout struck before the connection was made
 };
 
 size_t on_body(char* data, size_t size, size_t n, void* out) {
@@ -83,6 +84,12 @@ size_t on_header(char* data, size_t size, size_t n, void* out) {
       reply->retry_after_s = s;
   }
   return size * n;
+}
+
+// libcurl's progress callback: a non-zero return abandons the transfer.
+int on_progress(void* opts, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* o = static_cast<const llm_options*>(opts);
+  return o->cancelled && o->cancelled() ? 1 : 0;
 }
 
 // GET when post_body is null, else POST of that JSON.
@@ -112,12 +119,24 @@ http_reply perform(const llm_options& o, const std::string& url, const std::stri
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply);
+  if (o.cancelled) {
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &o);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  }
   if (post_body) {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, post_body->data());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(post_body->size()));
   }
   reply.code = curl_easy_perform(curl);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
+  // A timeout before any connection was made is a server that cannot be
+  // reached, not a slow answer.
+  if (reply.code == CURLE_OPERATION_TIMEDOUT) {
+    double connected = 0;
+    curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME, &connected);
+    reply.connected = connected > 0;
+  }
   if (reply.code != CURLE_OK) reply.curl_reason = error_buffer[0] ? error_buffer : curl_easy_strerror(reply.code);
   curl_slist_free_all(headers);
   curl_easy_cleanup(curl);
@@ -152,7 +171,15 @@ std::optional<attempt_failure> classify_transport(const http_reply& r, const std
   switch (r.code) {
     case CURLE_OK:
       return std::nullopt;
+    case CURLE_ABORTED_BY_CALLBACK:
+      return attempt_failure{llm_error_kind::cancelled, "the request to " + url + " was abandoned (the run is stopping)", false};
     case CURLE_OPERATION_TIMEDOUT: {
+      if (!r.connected) {
+        char what[96];
+        std::snprintf(what, sizeof what, " within %g s", o.connect_timeout_s);
+        return attempt_failure{llm_error_kind::bad_url, "cannot connect to " + url + what + " (" + r.curl_reason +
+                                                            "): check the base URL and that the server is running", false};
+      }
       char what[96];
       std::snprintf(what, sizeof what, " within %g s", o.timeout_s);
       return attempt_failure{llm_error_kind::timeout, "no complete answer from " + url + what + " (" + r.curl_reason +
@@ -243,7 +270,17 @@ std::variant<T, llm_failure> exchange(const llm_options& o, const std::string& u
       std::string tries = attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : "";
       return llm_failure{f->kind, f->message + tries, static_cast<int>(reply.status), attempt, seconds};
     }
-    std::this_thread::sleep_for(std::chrono::duration<double>(backoff_s(o, attempt, reply.retry_after_s)));
+    // The backoff, in short steps, so a stopping run need not wait it out.
+    const auto until = steady::now() + std::chrono::duration_cast<steady::duration>(
+                                           std::chrono::duration<double>(backoff_s(o, attempt, reply.retry_after_s)));
+    while (steady::now() < until) {
+      if (o.cancelled && o.cancelled()) {
+        double seconds = std::chrono::duration<double>(steady::now() - start).count();
+        return llm_failure{llm_error_kind::cancelled, "the request to " + url + " was abandoned (the run is stopping)",
+                           static_cast<int>(reply.status), attempt, seconds};
+      }
+      std::this_thread::sleep_for(std::min<steady::duration>(until - steady::now(), std::chrono::milliseconds(50)));
+    }
   }
 }
 
@@ -325,6 +362,7 @@ const char* to_string(llm_error_kind kind) {
     case llm_error_kind::server_error: return "server_error";
     case llm_error_kind::timeout: return "timeout";
     case llm_error_kind::malformed: return "malformed";
+    case llm_error_kind::cancelled: return "cancelled";
   }
   return "unknown";
 }

@@ -55,6 +55,7 @@ enum class llm_error_kind {
   server_error,     // 5xx after every retry
   timeout,          // no complete answer within the timeout, after every retry
   malformed,        // 200 with a body that is not a chat completion
+  cancelled,        // options.cancelled() said so
 };
 const char* to_string(llm_error_kind kind);
 
@@ -74,6 +75,9 @@ struct llm_options {
   int max_retries = 4;         // on 429, 5xx, timeouts and dropped connections
   double backoff_initial_s = 1;
   double backoff_max_s = 60;   // also caps a Retry-After
+  /// Polled during a request and its backoff waits: true abandons the
+  /// request at once (a failure of kind `cancelled`).
+  std::function<bool()> cancelled;
 };
 
 class llm_client {

@@ -185,6 +185,27 @@ TEST_F(LlmClient, delay_beyond_the_timeout_is_a_timeout) {
   // The server's stop (at the end of the test) cuts the delayed answer short.
 }
 
+TEST_F(LlmClient, a_cancelled_request_ends_at_once_during_the_answer_and_the_backoff) {
+  auto s = serve({{{"content", "too late"}, {"delay_s", 5}}, {{"status", 500}, {"repeat", true}}});
+  ASSERT_TRUE(s);
+  llm_options o = options_for(*s);
+  const auto start = steady::now();
+  o.cancelled = [start] { return seconds_since(start) > 0.3; };
+  auto out = llm_client(o).chat(make_request("hi"));  // waits on the delayed answer
+  ASSERT_TRUE(std::holds_alternative<llm_failure>(out));
+  EXPECT_EQ(std::get<llm_failure>(out).kind, llm_error_kind::cancelled) << std::get<llm_failure>(out).message;
+  EXPECT_LT(seconds_since(start), 1.5);
+  // In a long backoff after a 500.
+  o.backoff_initial_s = 30;
+  o.max_retries = 3;
+  const auto again = steady::now();
+  o.cancelled = [again] { return seconds_since(again) > 0.3; };
+  out = llm_client(o).chat(make_request("hi"));
+  ASSERT_TRUE(std::holds_alternative<llm_failure>(out));
+  EXPECT_EQ(std::get<llm_failure>(out).kind, llm_error_kind::cancelled);
+  EXPECT_LT(seconds_since(again), 1.5);
+}
+
 TEST_F(LlmClient, body_that_is_not_json_is_malformed_after_the_normal_retries) {
   auto s = serve({{{"body", "not json"}, {"repeat", true}}});
   ASSERT_TRUE(s);

@@ -94,7 +94,7 @@ std::string judge_summary(const json& j) {
 
 struct task_state {
   optimize_task task;
-  std::string hash, source, backend, format;
+  std::string hash, source, backend, format, profile;
   task_card card;
   std::vector<kernel_entry> db;        // as of the round's start
   std::vector<kernel_entry> failures;  // the previous round's, shown as such
@@ -115,19 +115,34 @@ struct pending {
   std::string code_path;
 };
 
+// The client's options, with a second stop abandoning requests in flight.
+llm_options client_options(const optimize_options& options, const std::atomic<int>& stop) {
+  llm_options o = options.llm;
+  o.cancelled = [&stop] { return stop.load() >= 2; };
+  return o;
+}
+
 class optimizer {
  public:
   optimizer(const std::vector<optimize_task>& tasks, const optimize_options& options, store& st,
             optimize_progress& progress, const std::atomic<int>& stop)
-      : tasks_in_(tasks), opt_(options), st_(st), progress_(progress), stop_(stop), client_(options.llm) {}
+      : tasks_in_(tasks), opt_(options), st_(st), progress_(progress), stop_(stop), client_(client_options(options, stop)) {}
 
   result<optimize_summary> run() {
     start_ = clock_type::now();
+    optimize_summary out;
+    out.run_name = opt_.run_name;
+    // The server first: a wrong URL, key or model costs no reference timing.
+    if (std::string why = preflight(); !why.empty()) {
+      out.stopped_by = why;
+      return out;
+    }
     json settings = {{"kind", "optimize"}, {"model", opt_.model}, {"format", opt_.format},
                      {"backend", opt_.judge.backend}, {"precision", opt_.judge.precision},
                      {"baseline", opt_.judge.baseline}, {"profile", opt_.judge.profile},
                      {"sampling", to_string(opt_.sampling.kind)}, {"tau", opt_.sampling.tau},
-                     {"bucket_width", opt_.sampling.bucket_width}, {"samples", opt_.samples}, {"seed", opt_.seed}};
+                     {"bucket_width", opt_.sampling.bucket_width}, {"exemplars", opt_.sampling.exemplars},
+                     {"samples", opt_.samples}, {"rounds", opt_.rounds}, {"seed", opt_.seed}};
     auto run = st_.open_run(opt_.run_name, opt_.command_line, settings);
     if (!run) return run.err();
     run_id_ = run->run_id;
@@ -135,17 +150,41 @@ class optimizer {
     if (auto s = make_dirs(opt_.work_dir); !s) return s.err();
     if (auto s = load_tasks(); !s) return s.err();
     state_.rounds = opt_.rounds;
-    for (int r = 1; r <= opt_.rounds && !stopping() && fatal_.empty() && !budget_spent(); ++r)
+    for (int r = 1; r <= opt_.rounds && !stopping() && fatal_.empty(); ++r) {
+      if (budget_spent()) {
+        budget_hit_ = true;
+        break;
+      }
       if (auto s = run_round(r); !s) return s.err();
-    optimize_summary out;
+    }
     out.state = snapshot();
     out.run_id = run_id_;
-    out.run_name = opt_.run_name;
     out.interrupted = stopping();
-    out.budget_spent = budget_spent();
+    out.budget_spent = budget_hit_;
     out.stopped_by = fatal_;
-    (void)st_.set_run_status(run_id_, out.interrupted || !fatal_.empty() ? "interrupted" : "done");
+    out.failed_requests = failed_requests_;
+    bool complete = !out.interrupted && fatal_.empty() && !budget_hit_ && failed_requests_ == 0;
+    (void)st_.set_run_status(run_id_, complete ? "done" : "incomplete");
     return out;
+  }
+
+  // Asks the server for its models: an unreachable server or a refused key
+  // ends the run here. A model it does not list is only a warning (llama.cpp's
+  // server answers any name), and a server without the endpoint is left to
+  // the requests.
+  std::string preflight() {
+    auto models = client_.models();
+    if (auto* f = std::get_if<llm_failure>(&models)) {
+      if (f->kind == llm_error_kind::bad_url || f->kind == llm_error_kind::unauthorized) return f->message;
+      return "";
+    }
+    const auto& names = std::get<std::vector<std::string>>(models);
+    if (names.empty() || std::find(names.begin(), names.end(), opt_.model) != names.end()) return "";
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    event("warning: the server at " + opt_.llm.base_url + " does not list the model '" + opt_.model + "' (it lists: " +
+          list + "); asking it anyway");
+    return "";
   }
 
  private:
@@ -170,7 +209,9 @@ class optimizer {
   // Each task's source into the store, its reference timed once per run
   // (kept as the run's judgment with no candidate: resuming skips it).
   status load_tasks() {
+    std::map<std::string, std::string> names;  // name -> hash
     for (const auto& t : tasks_in_) {
+      if (stopping()) break;  // no more reference timings once asked to stop
       task_state ts;
       ts.task = t;
       auto source = read_file(t.path);
@@ -179,10 +220,22 @@ class optimizer {
       auto hash = st_.put_task(t.name, ts.source);
       if (!hash) return hash.err();
       ts.hash = *hash;
+      bool again = false;
+      for (const auto& other : tasks_)
+        again = again || other.hash == ts.hash;
+      if (again) {
+        event(t.name + " (" + t.path + "): the same task as one given before; optimized once");
+        continue;
+      }
+      if (auto it = names.find(t.name); it != names.end())
+        return make_error("two different tasks are named " + t.name + " (" + t.path +
+                          " is one): give them from folders of different names");
+      names[t.name] = ts.hash;
       auto ref = reference_judgment(ts);
       if (!ref) return ref.err();
       ts.backend = ref->value("backend", opt_.judge.backend);
       ts.format = answer_format(opt_, ts.backend);
+      ts.profile = ref->value("profile", json()).is_string() ? ref->value("profile", std::string()) : "";
       ts.card = card_from_judgment(t.name, ts.source, *ref);
       ts.card.baseline = opt_.judge.baseline;
       ts.card.precision = opt_.judge.precision;
@@ -250,7 +303,7 @@ class optimizer {
     std::set<std::string> seen;
     for (const auto& k : *kernels) {
       if (k.format != ts.format || !seen.insert(k.candidate_hash).second) continue;  // best judgment first
-      if (k.judgment.is_object() && k.judgment.value("backend", ts.backend) != ts.backend) continue;
+      if (!comparable(k.judgment, ts)) continue;
       kernel_entry e;
       e.candidate_hash = k.candidate_hash;
       e.code = k.source;
@@ -290,6 +343,18 @@ class optimizer {
     std::lock_guard<std::mutex> lock(m_);
     if (ts.best) state_.best[ts.task.name] = *ts.best;
     return ok_status();
+  }
+
+  // A kernel's speedup can be compared with this run's only when it was
+  // measured the same way: backend, baseline, precision and size profile.
+  bool comparable(const json& j, const task_state& ts) const {
+    if (!j.is_object()) return false;
+    if (j.value("backend", ts.backend) != ts.backend) return false;
+    if (j.value("baseline", std::string("eager")) != opt_.judge.baseline) return false;
+    const json& p = j.value("precision", json::object());
+    if (p.is_object() && p.value("policy", std::string("fp32")) != opt_.judge.precision) return false;
+    std::string profile = j.value("profile", json()).is_string() ? j.value("profile", std::string()) : "";
+    return profile == ts.profile;
   }
 
   status run_round(int round) {
@@ -371,9 +436,10 @@ class optimizer {
   }
 
   std::string write_code(const task_state& ts, int round, int slot, const std::string& code) {
+    // Named by the task's content hash: two tasks never share a file.
     std::string stem = std::filesystem::path(ts.task.path).stem().string();
-    std::string path = opt_.work_dir + "/" + std::filesystem::path(ts.task.name).parent_path().filename().string() +
-                       "-" + stem + ".r" + std::to_string(round) + ".s" + std::to_string(slot) + extension_for(ts.format);
+    std::string path = opt_.work_dir + "/" + stem + "-" + ts.hash.substr(0, 12) + ".r" + std::to_string(round) + ".s" +
+                       std::to_string(slot) + extension_for(ts.format);
     if (!write_file_atomic(path, code)) return "";
     return path;
   }
@@ -425,11 +491,17 @@ class optimizer {
         a.llm_seconds = f->seconds;
         bool fatal = f->kind == llm_error_kind::unauthorized || f->kind == llm_error_kind::model_not_found ||
                      f->kind == llm_error_kind::bad_url || f->kind == llm_error_kind::bad_request;
-        line = ts.task.name + " round " + std::to_string(j.round) + ": the request failed: " + a.problem;
+        line = ts.task.name + " round " + std::to_string(j.round) + " #" + std::to_string(j.slot) +
+               ": the request failed: " + a.problem;
         std::lock_guard<std::mutex> lock(m_);
         if (fatal && fatal_.empty()) fatal_ = f->message;
         state_.llm_wait_s += f->seconds;
-        ++state_.verdicts["llm_error"];
+        if (f->kind != llm_error_kind::cancelled) {
+          ++state_.verdicts["llm_error"];
+          ++failed_requests_;
+        } else {
+          line.clear();  // a stop, not a failure: asked again on --resume
+        }
       } else {
         const chat_response& r = std::get<chat_response>(answer);
         a.answer = r.content;
@@ -551,7 +623,7 @@ class optimizer {
         if (a.verdict == "correct" && a.speedup && (!ts.best || *a.speedup > *ts.best)) {
           ts.best = a.speedup;
           state_.best[ts.task.name] = *a.speedup;
-          new_best = true;
+          new_best = *a.speedup > 1.0;  // the reference is the database's first kernel
         }
       }
       if (new_best) line += " (new best)";
@@ -606,6 +678,7 @@ class optimizer {
   std::deque<pending> judge_queue_;
   int workers_left_ = 0;
   bool budget_hit_ = false;
+  int failed_requests_ = 0;
   std::string fatal_, store_error_;
 };
 

@@ -73,6 +73,7 @@ struct optimize_summary {
   int64_t run_id = 0;
   std::string run_name;
   bool interrupted = false, budget_spent = false;
+  int failed_requests = 0;  // this session's requests that failed (asked again on --resume)
   std::string stopped_by;  // a fatal LLM error (refused key, unknown model...), empty otherwise
 };
 

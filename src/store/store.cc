@@ -351,9 +351,9 @@ result<std::vector<judgment_record>> store::judgments(int64_t run_id) {
 
 result<std::vector<std::pair<std::string, std::string>>> store::find_tasks(const std::string& name) {
   auto q = db_.prepare(
-      "SELECT task_hash, name FROM tasks WHERE name = ?1 OR name LIKE '%/' || ?1 OR name LIKE ?1 || '/%' OR "
-      "(length(?1) >= 6 AND "
-      "task_hash LIKE ?1 || '%') ORDER BY created_at DESC, rowid DESC");
+      "SELECT task_hash, name FROM tasks WHERE name = ?1 OR substr(name, -length(?1) - 1) = '/' || ?1 OR "
+      "substr(name, 1, length(?1) + 1) = ?1 || '/' OR (length(?1) >= 6 AND substr(task_hash, 1, length(?1)) = ?1) "
+      "ORDER BY created_at DESC, rowid DESC");
   if (!q) return q.err();
   q->bind(1, name);
   std::vector<std::pair<std::string, std::string>> out;
