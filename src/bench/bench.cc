@@ -115,18 +115,7 @@ json judge_item(const bench_item& it, const judge_options& opt) {
   if (it.candidate_path.empty()) {
     auto t = time_reference(it.task_path, opt, quiet);
     if (!t) return {{"verdict", "error"}, {"message", t.message()}};
-    return {{"verdict", "reference"},
-            {"task", t->task_path},
-            {"backend", t->backend},
-            {"profile", t->profile.empty() ? json() : json(t->profile)},
-            {"python", t->python},
-            {"torch", t->torch_version},
-            {"reference", {{"median_ms", t->summary.median_ms}, {"rel_iqr", t->summary.rel_iqr},
-                           {"samples", t->summary.samples}, {"samples_ms", t->samples_ms}}},
-            {"stop_reason", t->stop_reason},
-            {"speed_of_light", t->speed_of_light},
-            {"signature", t->signature},
-            {"seconds", t->total_s}};
+    return reference_timing_json(*t);
   }
   auto j = judge_candidate(it.task_path, it.candidate_path, opt, quiet);
   if (!j) return {{"verdict", "error"}, {"message", j.message()}};

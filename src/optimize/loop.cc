@@ -264,17 +264,7 @@ class optimizer {
     auto t = time_reference(ts.task.path, opt_.judge, quiet);
     add_judging(seconds_between(started, clock_type::now()));
     if (!t) return make_error(ts.task.name + ": " + t.message());
-    json out = {{"verdict", "reference"},
-                {"task", t->task_path},
-                {"backend", t->backend},
-                {"profile", t->profile.empty() ? json() : json(t->profile)},
-                {"torch", t->torch_version},
-                {"reference", {{"median_ms", t->summary.median_ms}, {"rel_iqr", t->summary.rel_iqr},
-                               {"samples", t->summary.samples}, {"samples_ms", t->samples_ms}}},
-                {"stop_reason", t->stop_reason},
-                {"speed_of_light", t->speed_of_light},
-                {"signature", t->signature},
-                {"seconds", t->total_s}};
+    json out = reference_timing_json(*t);
     // The device's name and figures, as a judgment has them (the reference's
     // timing alone starts no candidate worker to report them).
     if (auto dev = probe_device(t->backend); dev) out["device"] = *dev;

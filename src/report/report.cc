@@ -137,4 +137,19 @@ std::string judgment_summary(const judgment& j) {
   return out;
 }
 
+json reference_timing_json(const reference_timing& t) {
+  return {{"verdict", "reference"},
+          {"task", t.task_path},
+          {"backend", t.backend},
+          {"profile", t.profile.empty() ? json() : json(t.profile)},
+          {"python", t.python},
+          {"torch", t.torch_version},
+          {"reference", {{"median_ms", t.summary.median_ms}, {"rel_iqr", t.summary.rel_iqr},
+                         {"samples", t.summary.samples}, {"samples_ms", t.samples_ms}}},
+          {"stop_reason", t.stop_reason},
+          {"speed_of_light", t.speed_of_light},
+          {"signature", t.signature},
+          {"seconds", t.total_s}};
+}
+
 }  // namespace cudal1

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "judge/judge.h"
 #include "judge/judgment.h"
 
 namespace cudal1 {
@@ -13,6 +14,11 @@ namespace cudal1 {
 /// The judgment as JSON: verdict, speedup, reference and candidate timing,
 /// error, checks, message, device, backend, and the raw samples.
 nlohmann::json judgment_to_json(const judgment& j);
+
+/// A reference timed alone, in a judgment's shape: verdict "reference", the
+/// reference's figures, speed of light and signature (bench and the
+/// optimizer store it as a judgment without a candidate).
+nlohmann::json reference_timing_json(const reference_timing& t);
 
 /// A few lines for a terminal.
 std::string judgment_summary(const judgment& j);
