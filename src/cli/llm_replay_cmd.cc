@@ -16,7 +16,7 @@ constexpr const char* kReplayHelp = R"(usage: cudal1 llm-replay --answers FILE [
        cudal1 llm-replay --answers FILE --record URL [--api-key-env VAR] [...]
 
 Serves recorded LLM answers over the OpenAI chat-completions API, so that
-`cudal1 optimize --base-url http://H:P/v1` runs its whole loop without a model
+`cudal1 optimize --llm http://H:P/v1` runs its whole loop without a model
 (tests, CI, demonstrations). With --record it forwards each request to a real
 OpenAI-compatible server instead and appends the answer to FILE, which a later
 replay then serves.
