@@ -175,7 +175,10 @@ class optimizer {
   std::string preflight() {
     auto models = client_.models();
     if (auto* f = std::get_if<llm_failure>(&models)) {
-      if (f->kind == llm_error_kind::bad_url || f->kind == llm_error_kind::unauthorized) return f->message;
+      // Unreachable (no HTTP answer at all) or a refused key; a 404 on
+      // /models alone may be a server without the endpoint.
+      if ((f->kind == llm_error_kind::bad_url && f->http_status == 0) || f->kind == llm_error_kind::unauthorized)
+        return f->message;
       return "";
     }
     const auto& names = std::get<std::vector<std::string>>(models);
