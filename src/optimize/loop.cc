@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -270,9 +271,30 @@ class optimizer {
     json out = reference_timing_json(*t);
     // The device's name and figures, as a judgment has them (the reference's
     // timing alone starts no candidate worker to report them).
-    if (auto dev = probe_device(t->backend); dev) out["device"] = *dev;
+    if (const json& dev = device_facts(t->backend); !dev.is_null()) out["device"] = dev;
     if (auto s = st_.record_judgment(key, out, opt_.judge.baseline); !s) return s.err();
     return out;
+  }
+
+  // The device's facts, probed once per backend for the run (a probe starts a worker).
+  const json& device_facts(const std::string& backend) {
+    auto it = devices_.find(backend);
+    if (it == devices_.end()) {
+      auto dev = probe_device(backend);
+      it = devices_.emplace(backend, dev ? *dev : json()).first;
+    }
+    return it->second;
+  }
+
+  // The compile-ahead of answers, made once for the run (it probes the
+  // device and finds the Python a ModelNew build needs).
+  const precompiler& compiler() {
+    if (!builder_) {
+      bool need_python = false;
+      for (const auto& ts : tasks_) need_python = need_python || ts.format == "modelnew";
+      builder_ = std::make_unique<precompiler>(opt_.judge, tasks_.empty() ? "cpu" : tasks_[0].backend, need_python);
+    }
+    return *builder_;
   }
 
   void add_judging(double s) {
@@ -389,9 +411,7 @@ class optimizer {
       judge_queue_ = std::move(answered);
       workers_left_ = std::max(1, std::min<int>(opt_.concurrency, static_cast<int>(queue_.size())));
     }
-    bool need_python = false;
-    for (const auto& ts : tasks_) need_python = need_python || ts.format == "modelnew";
-    precompiler builder(opt_.judge, tasks_.empty() ? "cpu" : tasks_[0].backend, need_python);
+    const precompiler& builder = compiler();
     std::vector<std::thread> workers;
     for (int w = 0; w < workers_left_; ++w) workers.emplace_back([this, &builder] { request_worker(builder); });
     status judged = judge_until_done();
@@ -662,6 +682,8 @@ class optimizer {
   clock_type::time_point start_;
   int64_t run_id_ = 0;
   std::vector<task_state> tasks_;
+  std::map<std::string, json> devices_;       // backend -> probed facts (null: the probe failed)
+  std::unique_ptr<precompiler> builder_;
 
   mutable std::mutex m_;  // state_, the queues, fatal_
   std::mutex store_m_;    // the store's connection, shared by the threads
