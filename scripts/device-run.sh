@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites check-bench bench stability modelnew)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability modelnew)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -33,6 +33,16 @@ for step in $steps; do
       for c in examples/swish/cuda/hack_*.cu; do build/bin/cudal1 eval -q examples/swish/task.py "$c" --timeout 3 --time-budget 0.5; done ;;
     suites)  # every task: its solution judged, else its reference timed
       timeout ${SUITE_TIMEOUT:-400} build/bin/cudal1 suite ${SUITES:-suites/*/} ${SUITE_ARGS:-} -q --json "$out/suites.jsonl" --markdown "$out/suites.md" 2>&1 | grep -v "^\[" ;;
+    suite-bench)  # `cudal1 bench` over the whole own suite: killed at KILL_AT s, then the same command resumes it
+      store="$out/suite.sqlite"; rm -f "$store"*
+      t0=$(date +%s.%N)
+      timeout -s KILL ${KILL_AT:-100} build/bin/cudal1 bench suites/*/ --store "$store" --run h200-suite > "$out/bench-1.log" 2>&1
+      t1=$(date +%s.%N)
+      timeout ${RESUME_LIMIT:-420} build/bin/cudal1 bench suites/*/ --store "$store" --run h200-suite > "$out/bench-2.log" 2>&1
+      t2=$(date +%s.%N)
+      python3 -c "print(f\"first (killed) {$t1-$t0:.1f} s, resumed {$t2-$t1:.1f} s, total {$t2-$t0:.1f} s\")"
+      tail -12 "$out/bench-1.log" | grep -v "^\[" ; tail -14 "$out/bench-2.log"
+      build/bin/cudal1 report --store "$store" --html "$out/suite-report.html" --json > "$out/suite-report.json" ;;
     check-bench) python3 bench/check_bench.py build/share/cudal1/python 2>&1 | tee "$out/check-bench.log" ;;
     stability) build/bin/stability_bench ${STABILITY_ARGS:-} --save "$out/stability" 2>&1 | tee "$out/stability.log" ;;
     bench) build/bin/judge_bench ${BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/bench.log" ;;
