@@ -88,6 +88,17 @@ class cuda_device final : public device {
     // window would survive a plain flush (llm.c#851).
     if (prop.persistingL2CacheMaxSize > 0) CUDAL1_CUDA_TRY(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
     persisting_l2_ = prop.persistingL2CacheMaxSize > 0;
+    // Memory freed with cudaFreeAsync stays in the stream-ordered pool, as it
+    // does in PyTorch's caching allocator. With the default threshold (0) the
+    // pool gives it back to the driver at the worker's next synchronize: host
+    // time after the candidate's window, which the judge's clock counted as
+    // unaccounted (an honest suite solution, level3/mamba_block, rejected as
+    // timer_tampering on an H200 with 0.106 ms against a 0.098 ms tolerance).
+    cudaMemPool_t pool = nullptr;
+    if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) {
+      uint64_t keep = UINT64_MAX;
+      CUDAL1_CUDA_TRY(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    }
     return ok_status();
   }
 
