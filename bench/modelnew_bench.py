@@ -62,7 +62,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--singles", type=int, default=None,
                     help="how many of the batch to judge one by one (default: all); fewer are extrapolated "
-                         "to the batch by their mean, and the table says so")
+                         "to the batch by their mean, and the table says so (0: the cold runs stand for them)")
     ap.add_argument("--save")
     a, judge = ap.parse_known_args()
     judge = [x for x in judge if x != "--"]
@@ -113,7 +113,7 @@ def main():
         out["batch_summary"] = p.stdout[-2000:]
         print(f"  batch of {a.batch} with cudal1 bench: {s:.1f} s ({s / a.batch:.2f} s per candidate)", flush=True)
         one_by_one = []
-        singles = a.batch if a.singles is None else max(1, min(a.singles, a.batch))
+        singles = a.batch if a.singles is None else max(0, min(a.singles, a.batch))
         for n in range(singles):
             cache = os.path.join(work, f"single-{n}")
             s1, p1 = run([a.cudal1, "eval", "--json", a.task, os.path.join(cands, f"{stem}.{n}.py"), "--cache-dir", cache]
@@ -131,8 +131,11 @@ def main():
     cold, warm = stats(out["cold_s"]), stats(out["warm_s"])
     singles = out["one_by_one_s"]
     measured_all = len(singles) == a.batch
+    if not singles:  # --singles 0: the cold runs are judgments with a fresh build each
+        singles = out["cold_s"]
     total_single = sum(singles) if measured_all else statistics.mean(singles) * a.batch
-    how = "" if measured_all else f" (mean of {len(singles)} judged one by one, times {a.batch})"
+    how = "" if measured_all else (f" (mean of {len(singles)} judged one by one, times {a.batch})" if out["one_by_one_s"]
+                                   else f" (mean of the {len(singles)} cold runs, times {a.batch})")
     print()
     print("| measure | median | min | max | target |")
     print("|---|---|---|---|---|")
