@@ -2,7 +2,6 @@
 // entry for a request, OpenAI-shaped answers and errors, record mode.
 #include "llm/replay.h"
 
-#include <httplib.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include <thread>
 
 #include "base/fs.h"
+#include "base/http_server.h"
 #include "base/sha256.h"
 #include "llm/client.h"
 
@@ -167,15 +167,7 @@ json completion_body(const std::string& model, const std::string& content, const
           {"usage", usage}};
 }
 
-// Debian's libcpp-httplib is built with a listen backlog of 5: eight
-// threads connecting at once overflowed it, and each dropped SYN cost a second
-// (the kernel's retransmit; LlmClient.one_client_serves_many_threads took
-// 1.03 s, 16 ms with this). Linux takes a second listen() on a listening
-// socket as a new backlog.
-class http_server : public httplib::Server {
- public:
-  void widen_backlog() { ::listen(svr_sock_, SOMAXCONN); }
-};
+
 
 }  // namespace
 
@@ -185,7 +177,6 @@ struct replay_server::impl {
   std::thread thread;
   int port = 0;
   std::atomic<int> served{0};
-  std::atomic<bool> listen_ended{false};
   std::unique_ptr<llm_client> upstream;  // record mode only
 
   std::mutex mutex;  // guards everything below
@@ -239,34 +230,12 @@ void replay_server::impl::add_routes() {
 }
 
 status replay_server::impl::listen() {
+  add_routes();
   // Requests with a delay_s sleep on a pool thread: enough of them that a
   // slow answer never holds up the others.
-  server.new_task_queue = [] { return new httplib::ThreadPool(std::max(16u, std::thread::hardware_concurrency())); };
-  server.set_keep_alive_timeout(2);  // stop() waits out idle keep-alive connections
-  // httplib's default is SO_REUSEPORT, under which a second server binds the
-  // same port silently and takes half the connections; SO_REUSEADDR alone
-  // still allows a restart over TIME_WAIT but makes a port in use an error.
-  server.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-  add_routes();
-  port = options.port == 0 ? server.bind_to_any_port(options.host) : (server.bind_to_port(options.host, options.port) ? options.port : -1);
-  if (port <= 0)
-    return make_error("cannot listen on " + options.host + ":" + std::to_string(options.port) +
-                      " (the port is in use, or the host is not an address of this machine)");
-  server.widen_backlog();
-  thread = std::thread([this] {
-    server.listen_after_bind();
-    listen_ended = true;
-  });
-  // stop() is a no-op on a server that is not running yet: wait until it is,
-  // so that a stop() right after start() is never lost.
-  while (!server.is_running() && !listen_ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  if (!server.is_running()) {
-    thread.join();
-    return make_error("the server on " + options.host + ":" + std::to_string(port) + " could not start listening");
-  }
+  auto bound = server.start_serving(options.host, options.port, std::max(16u, std::thread::hardware_concurrency()), thread);
+  if (!bound) return bound.err();
+  port = *bound;
   return ok_status();
 }
 

@@ -43,6 +43,36 @@ double kernel_reward(const nlohmann::json& judgment, const reward_options& optio
   return kernel_reward(verdict, speedup, options);
 }
 
+std::optional<reward_kind> parse_reward_kind(const std::string& name) {
+  if (name == "cuda_l1" || name == "cuda-l1") return reward_kind::cuda_l1;
+  if (name == "kevin") return reward_kind::kevin;
+  if (name == "kernelgym") return reward_kind::kernelgym;
+  return std::nullopt;
+}
+
+const char* reward_kind_name(reward_kind kind) {
+  switch (kind) {
+    case reward_kind::kevin: return "kevin";
+    case reward_kind::kernelgym: return "kernelgym";
+    default: return "cuda_l1";
+  }
+}
+
+double reward_of(reward_kind kind, const nlohmann::json& judgment, const reward_options& options) {
+  if (kind == reward_kind::cuda_l1) return kernel_reward(judgment, options);
+  std::string verdict;
+  double speedup = 0;
+  if (judgment.is_object()) {
+    if (auto it = judgment.find("verdict"); it != judgment.end() && it->is_string()) verdict = it->get<std::string>();
+    if (auto it = judgment.find("speedup"); it != judgment.end() && it->is_number()) speedup = it->get<double>();
+  }
+  if (verdict == "rejected") return options.hack_penalty;
+  if (verdict != "correct") return options.incorrect_floor;
+  // Not timed, or not a measurement: the correctness part alone.
+  if (!std::isfinite(speedup) || speedup <= 0) speedup = 0;
+  return kind == reward_kind::kevin ? 0.3 + speedup : 0.7 + 0.3 * speedup;
+}
+
 std::vector<double> group_rewards(const std::vector<double>& rewards, const reward_options& options) {
   std::vector<double> out(rewards.size(), 0.0);
   if (rewards.empty()) return out;

@@ -30,6 +30,19 @@ double kernel_reward(const nlohmann::json& judgment, const reward_options& optio
 /// The same from a verdict and a speedup.
 double kernel_reward(const std::string& verdict, std::optional<double> speedup, const reward_options& options = {});
 
+/// The rewards a request may ask for (the RL environment's servers):
+///   cuda_l1    kernel_reward() above (CUDA-L1's)
+///   kevin      Kevin-32B's: 0.3 for a correct kernel plus its speedup
+///   kernelgym  KernelGYM's and KernelBench RL's weighted form:
+///              0.7 * correct + 0.3 * speedup
+/// In each a rejected (hacked) kernel gets options.hack_penalty, below any
+/// incorrect one, and an incorrect or failing kernel options.incorrect_floor.
+enum class reward_kind { cuda_l1, kevin, kernelgym };
+/// "cuda_l1", "kevin" or "kernelgym"; nullopt for anything else.
+std::optional<reward_kind> parse_reward_kind(const std::string& name);
+const char* reward_kind_name(reward_kind kind);
+double reward_of(reward_kind kind, const nlohmann::json& judgment, const reward_options& options = {});
+
 /// Group-normalized rewards: (r - mean) / std within the group (the
 /// population std), clipped to +-clip; a group whose rewards are all equal (std 0) gets zeros. Empty in,
 /// empty out.

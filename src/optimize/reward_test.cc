@@ -127,5 +127,30 @@ TEST(RewardTest, GroupAllEqualGetsZeros) {
 
 TEST(RewardTest, GroupEmpty) { EXPECT_TRUE(group_rewards({}).empty()); }
 
+TEST(RewardTest, KindsByName) {
+  EXPECT_EQ(parse_reward_kind("cuda_l1"), reward_kind::cuda_l1);
+  EXPECT_EQ(parse_reward_kind("kevin"), reward_kind::kevin);
+  EXPECT_EQ(parse_reward_kind("kernelgym"), reward_kind::kernelgym);
+  EXPECT_FALSE(parse_reward_kind("speed"));
+  EXPECT_STREQ(reward_kind_name(reward_kind::kernelgym), "kernelgym");
+}
+
+TEST(RewardTest, KevinAndKernelGymForms) {
+  json fast = {{"verdict", "correct"}, {"speedup", 2.0}};
+  EXPECT_DOUBLE_EQ(reward_of(reward_kind::kevin, fast), 2.3);
+  EXPECT_DOUBLE_EQ(reward_of(reward_kind::kernelgym, fast), 0.7 + 0.6);
+  EXPECT_DOUBLE_EQ(reward_of(reward_kind::cuda_l1, fast), 2.0);
+  json untimed = {{"verdict", "correct"}, {"speedup", nullptr}};
+  EXPECT_DOUBLE_EQ(reward_of(reward_kind::kevin, untimed), 0.3);
+  EXPECT_DOUBLE_EQ(reward_of(reward_kind::kernelgym, untimed), 0.7);
+  // A hack is paid less than any incorrect kernel, in every form.
+  for (reward_kind k : {reward_kind::cuda_l1, reward_kind::kevin, reward_kind::kernelgym}) {
+    double hacked = reward_of(k, {{"verdict", "rejected"}, {"speedup", nullptr}});
+    double wrong = reward_of(k, {{"verdict", "incorrect"}, {"speedup", nullptr}});
+    EXPECT_LT(hacked, wrong) << reward_kind_name(k);
+    EXPECT_DOUBLE_EQ(wrong, 0);
+  }
+}
+
 }  // namespace
 }  // namespace cudal1

@@ -1,0 +1,179 @@
+// cudal1 serve: the judge behind HTTP, in cudal1's shape and the trainers'.
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <sstream>
+
+#include "base/fs.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "serve/server.h"
+#include "store/store.h"
+
+namespace cudal1 {
+namespace {
+
+constexpr const char* kServeHelp = R"(usage: cudal1 serve --tasks DIR... [--host H] [--port P] [options]
+
+Judges candidates over HTTP: a reward server for RL trainers (OpenRLHF, slime,
+KernelGYM's clients, verl and TRL through python/cudal1_reward.py) and for any
+program that posts code. Compiles run in parallel; the device times one
+judgment at a time; every judgment goes into the store. A request's code may
+be a whole LLM answer: its code block is taken as the optimizer takes it, and
+an answer without code is scored as such (the reward's floor), not refused.
+
+  --tasks DIR|FILE    the tasks it judges (every *.py of each folder), named
+                      "folder/stem" ("level1/softmax") or by a stem no other
+                      task has; repeatable (required)
+  --host H            the address to listen on (default 127.0.0.1: this
+                      machine only; 0.0.0.0 for every interface)
+  --port P            the port (default 8000; 0: any free port)
+  --port-file FILE    write the port there once listening (scripts use --port 0)
+  --token-file FILE   accept only requests with "Authorization: Bearer TOKEN",
+                      TOKEN one of the file's lines (GET /health and /metrics
+                      stay open)
+  --store FILE        the results store (default: $CUDAL1_STORE, else
+                      ~/.local/share/cudal1/store.sqlite)
+  --reward KIND       the reward when a request names none: cuda_l1 (CUDA-L1's
+                      speedup rounded toward 1; default), kevin (0.3 + speedup
+                      when correct) or kernelgym (0.7 + 0.3 x speedup); a hack
+                      gets -1, below any incorrect kernel (0)
+  --queue-limit N     jobs waiting or in progress before new requests get 429
+                      with Retry-After (default 256)
+  --max-code-bytes N  the largest code a request may send (default 262144; 413)
+  --jobs N            compiles at once (default: one per CPU)
+  --http-threads N    requests served at once (default 64; a synchronous
+                      request holds one until its judgment is done)
+
+Routes (JSON; errors are {"error": {"message", "status"}}):
+  POST /v1/judge        {"task": NAME, "code": TEXT, "format": "cuda"|"cpp"|"modelnew",
+                         "options": {"profile", "precision", "baseline", "seed", "trials"},
+                         "reward": KIND, "fresh": BOOL, "wait": BOOL}
+                        -> {"id", "state", "verdict", "speedup", "reward", "judgment", ...}
+                        ("reference_code": SOURCE may name the task instead; the
+                        same request judged before is answered from that judgment
+                        unless "fresh"; "wait": false answers 202 at once)
+  POST /v1/judge/batch  {"requests": [...], "group": BOOL} -> {"results": [...]}
+                        ("group": CUDA-L1's group rewards, z-scores clipped to +-1.5)
+  GET  /v1/jobs/ID      a job;  GET /v1/tasks: the task names
+  POST /v1/openrlhf     OpenRLHF's --remote_rm_url: {"query", "prompts", "labels"}
+                        (a label names the task) -> {"rewards", "scores", "extra_logs"}
+  POST /v1/slime        slime's --rm-url: {"prompt", "response", "label"} -> {"reward", ...}
+  POST /evaluate, POST /evaluate/batch, GET /status/ID, GET /results/ID
+                        KernelGYM's API (its reference_code must be one of the tasks)
+  GET  /health;  GET /metrics (Prometheus: queue, judgments by verdict, latency)
+
+Stops on SIGINT or SIGTERM after the judgment in flight. Exit status: 0 when
+stopped; 2 for unusable input (no tasks, a port in use, a bad option).
+)";
+
+struct serve_args {
+  server_options server;
+  service_options service;
+  std::vector<std::string> task_paths;
+  std::string port_file, token_file, store_path;
+};
+
+std::string read_args(const args_t& args, serve_args* out, bool* help) {
+  option_reader r{args, 0, ""};
+  std::string reward;
+  int max_code = 0;
+  for (; r.i < args.size(); ++r.i) {
+    const std::string& a = args[r.i];
+    std::string flag = a.substr(0, a.find('='));
+    bool ok = true;
+    std::string v;
+    if (a == "--help" || a == "-h") {
+      *help = true;
+      return "";
+    } else if (flag == "--tasks") {
+      ok = r.value(&v);
+      out->task_paths.push_back(v);
+    } else if (flag == "--host") ok = r.value(&out->server.host);
+    else if (flag == "--port") ok = r.integer(&out->server.port, 0);
+    else if (flag == "--port-file") ok = r.value(&out->port_file);
+    else if (flag == "--token-file") ok = r.value(&out->token_file);
+    else if (flag == "--store") ok = r.value(&out->store_path);
+    else if (flag == "--reward") ok = r.value(&reward);
+    else if (flag == "--queue-limit") ok = r.integer(&out->service.queue_limit, 1);
+    else if (flag == "--max-code-bytes") ok = r.integer(&max_code, 1);
+    else if (flag == "--jobs") ok = r.integer(&out->service.compile_threads, 1);
+    else if (flag == "--http-threads") ok = r.integer(&out->server.http_threads, 1);
+    else if (read_judge_option(r, out->service.judge, &ok)) {
+    } else return "unknown argument " + a + " (see cudal1 serve --help)";
+    if (!ok) return r.error;
+  }
+  if (out->task_paths.empty()) return "serve needs --tasks DIR (the tasks it judges; see cudal1 serve --help)";
+  if (out->server.port > 65535) return "--port must be at most 65535";
+  if (max_code > 0) out->server.limits.max_code_bytes = static_cast<size_t>(max_code);
+  if (!reward.empty()) {
+    auto kind = parse_reward_kind(reward);
+    if (!kind) return "--reward: unknown reward " + reward + " (cuda_l1, kevin or kernelgym)";
+    out->server.limits.reward = *kind;
+  }
+  if (!out->token_file.empty()) {
+    auto text = read_file(out->token_file);
+    if (!text) return "--token-file: " + text.message();
+    std::istringstream lines(*text);
+    for (std::string line; std::getline(lines, line);) {
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+      if (!line.empty()) out->server.tokens.push_back(line);
+    }
+    if (out->server.tokens.empty()) return "--token-file " + out->token_file + " holds no token";
+  }
+  return "";
+}
+
+}  // namespace
+
+int run_serve(const args_t& args) {
+  serve_args a;
+  bool help = false;
+  if (std::string problem = read_args(args, &a, &help); !problem.empty()) return usage_error(problem);
+  if (help) {
+    std::printf("%s", kServeHelp);
+    return 0;
+  }
+  auto tasks = task_catalog::load(a.task_paths);
+  if (!tasks) return usage_error("serve: " + tasks.message());
+  judge_options& judge = a.service.judge;
+  if (judge.backend == "auto") judge.backend = auto_backend();
+  a.service.backend = judge.backend;
+  a.server.limits.backend = judge.backend;
+  a.service.store_path = a.store_path.empty() ? store::default_path() : a.store_path;
+  // SIGINT and SIGTERM are blocked before any thread starts (threads inherit
+  // the mask) and taken here with sigwait: stopping runs on this thread.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto service = judge_service::start(a.service);
+  if (!service) return usage_error("serve: " + service.message());
+  auto server = judge_server::start(a.server, **service, *tasks);
+  if (!server) return usage_error("serve: " + server.message());
+  if (!a.port_file.empty()) {
+    if (status st = write_file_atomic(a.port_file, std::to_string((*server)->port()) + "\n"); !st)
+      return usage_error("--port-file: " + st.message());
+  }
+  std::fprintf(stderr, "cudal1 serve: %zu tasks on the %s backend at http://%s:%d (store %s%s)\n",
+               tasks->tasks().size(), judge.backend.c_str(), a.server.host.c_str(), (*server)->port(),
+               a.service.store_path.c_str(), a.server.tokens.empty() ? "" : "; bearer tokens required");
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  std::fprintf(stderr, "cudal1 serve: stopping (%s) after the judgment in flight\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  // The service first: its stop wakes the requests waiting on it, which the
+  // HTTP server's stop waits for.
+  (*service)->stop();
+  (*server)->stop();
+  service_metrics m = (*service)->metrics();
+  int64_t judged = 0;
+  for (const auto& [v, n] : m.verdicts) judged += n;
+  std::fprintf(stderr, "cudal1 serve: stopped after %lld judgments (%lld answered from earlier ones)\n",
+               static_cast<long long>(judged), static_cast<long long>(m.cache_hits));
+  return 0;
+}
+
+}  // namespace cudal1

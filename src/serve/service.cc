@@ -1,0 +1,341 @@
+#include "serve/service.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+
+#include "base/fs.h"
+#include "base/sha256.h"
+#include "bench/precompile.h"
+#include "report/report.h"
+#include "store/store.h"
+
+namespace cudal1 {
+
+using nlohmann::json;
+using clock_type = std::chrono::steady_clock;
+
+struct judge_service::job {
+  std::string id, key, code_path;
+  judge_request req;
+  std::string state = "queued", error, verdict;
+  json judgment;
+  std::optional<double> speedup;
+  double reward = 0;
+  bool cached = false;
+  int64_t serial = 0;
+  clock_type::time_point submitted = clock_type::now(), ended;
+};
+
+struct judge_service::store_state {
+  std::optional<store> db;
+  int64_t run_id = 0;
+};
+
+namespace {
+
+std::string extension_of(const std::string& format) {
+  return format == "cuda" ? ".cu" : format == "cpp" ? ".cpp" : ".py";
+}
+
+// What makes two requests the same judgment: the task, the code and the
+// options (the reward is computed per request from the same judgment).
+std::string request_key(const judge_request& r) {
+  sha256 h;
+  for (const std::string& part : {r.task_source, r.format, r.code, r.options.dump()}) h.update(part + '\0');
+  return h.hex_digest();
+}
+
+judge_options merged_options(judge_options o, const json& req) {
+  if (req.contains("profile")) o.profile = req["profile"].get<std::string>();
+  if (req.contains("precision")) o.precision = req["precision"].get<std::string>();
+  if (req.contains("baseline")) o.baseline = req["baseline"].get<std::string>();
+  if (req.contains("seed")) o.seed = req["seed"].get<uint64_t>();
+  if (req.contains("trials")) o.trials = req["trials"].get<int>();
+  return o;
+}
+
+std::string utc_stamp() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+json job_view::to_json() const {
+  json j = {{"id", id}, {"state", state}, {"task", task}, {"format", format}, {"seconds", seconds}};
+  if (state == "queued") j["queue_position"] = queue_position;
+  if (state == "failed") j["error"] = error;
+  if (state == "done") {
+    j["verdict"] = verdict;
+    j["speedup"] = speedup ? json(*speedup) : json();
+    j["reward"] = reward;
+    j["cached"] = cached;
+    j["judgment"] = judgment;
+  }
+  return j;
+}
+
+result<std::unique_ptr<judge_service>> judge_service::start(const service_options& options) {
+  std::unique_ptr<judge_service> s(new judge_service());
+  s->opt_ = options;
+  s->store_ = std::make_unique<store_state>();
+  if (!options.store_path.empty()) {
+    auto db = store::open(options.store_path);
+    if (!db) return db.err();
+    auto run = db->open_run("serve-" + utc_stamp(), "cudal1 serve",
+                            {{"backend", options.backend}, {"precision", options.judge.precision},
+                             {"baseline", options.judge.baseline}});
+    if (!run) return run.err();
+    s->store_->run_id = run->run_id;
+    s->store_->db.emplace(std::move(*db));
+  }
+  auto scratch = make_temp_dir("cudal1-serve");
+  if (!scratch) return scratch.err();
+  s->scratch_ = *scratch;
+  s->counters_.latency_buckets_s = {0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600};
+  s->counters_.latency_counts.assign(s->counters_.latency_buckets_s.size(), 0);
+  // One device probe for all the compile threads.
+  s->builder_ = std::make_unique<precompiler>(options.judge, options.backend, true);
+  int compilers = options.compile_threads > 0 ? options.compile_threads : std::max(1u, std::thread::hardware_concurrency());
+  for (int i = 0; i < compilers; ++i) s->threads_.emplace_back([p = s.get()] { p->compile_loop(); });
+  s->threads_.emplace_back([p = s.get()] { p->judge_loop(); });
+  return s;
+}
+
+judge_service::~judge_service() {
+  stop();
+  if (!scratch_.empty()) remove_tree(scratch_);
+}
+
+void judge_service::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopping_ && threads_.empty()) return;
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+  threads_.clear();
+}
+
+result<std::vector<std::string>> judge_service::submit(std::vector<judge_request> requests, bool* queue_full) {
+  std::vector<std::string> ids;
+  if (queue_full) *queue_full = false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_) return make_error("the server is stopping");
+  int64_t active = counters_.queued + counters_.compiling + counters_.running;
+  // Requests answered from an earlier judgment take no place in the queue.
+  int64_t need = 0;
+  std::vector<std::string> keys;
+  for (const auto& r : requests) {
+    keys.push_back(request_key(r));
+    auto it = done_by_key_.find(keys.back());
+    if (r.fresh || it == done_by_key_.end() || !jobs_.count(it->second)) ++need;
+  }
+  if (active + need > opt_.queue_limit) {
+    counters_.rejected_full += static_cast<int64_t>(requests.size());
+    if (queue_full) *queue_full = true;
+    return make_error("the queue is full (" + std::to_string(active) + " jobs waiting or in progress, limit " +
+                          std::to_string(opt_.queue_limit) + ")");
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    auto j = std::make_shared<job>();
+    j->serial = ++serial_;
+    j->id = "job-" + std::to_string(j->serial) + "-" + keys[i].substr(0, 8);
+    j->key = keys[i];
+    j->req = std::move(requests[i]);
+    auto earlier = done_by_key_.find(j->key);
+    if (!j->req.fresh && earlier != done_by_key_.end() && jobs_.count(earlier->second)) {
+      const job& e = *jobs_[earlier->second];
+      j->state = "done";
+      j->cached = true;
+      j->judgment = e.judgment;
+      j->verdict = e.verdict;
+      j->speedup = e.speedup;
+      j->reward = reward_of(j->req.reward, j->judgment);
+      j->ended = clock_type::now();
+      ++counters_.cache_hits;
+      finished_order_.push_back(j->id);
+    } else {
+      j->code_path = scratch_ + "/" + j->key.substr(0, 24) + extension_of(j->req.format);
+      if (!file_exists(j->code_path)) {
+        if (auto w = write_file_atomic(j->code_path, j->req.code); !w) return w.err();
+      }
+      to_compile_.push_back(j);
+      ++counters_.queued;
+    }
+    jobs_[j->id] = j;
+    ids.push_back(j->id);
+  }
+  changed_.notify_all();
+  return ids;
+}
+
+void judge_service::compile_loop() {
+  for (;;) {
+    std::shared_ptr<job> j;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return stopping_ || !to_compile_.empty(); });
+      if (stopping_) return;
+      j = to_compile_.front();
+      to_compile_.pop_front();
+      j->state = "compiling";
+      --counters_.queued;
+      ++counters_.compiling;
+    }
+    builder_->compile(j->code_path, j->req.format);  // failures are the judgment's to report
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      j->state = "queued";
+      --counters_.compiling;
+      ++counters_.queued;
+      ready_.push_back(j);
+    }
+    changed_.notify_all();
+  }
+}
+
+void judge_service::judge_loop() {
+  no_progress quiet;
+  for (;;) {
+    std::shared_ptr<job> j;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
+      if (stopping_) return;
+      j = ready_.front();
+      ready_.pop_front();
+      j->state = "running";
+      --counters_.queued;
+      ++counters_.running;
+    }
+    changed_.notify_all();
+    auto started = clock_type::now();
+    auto out = judge_candidate(j->req.task_path, j->code_path, merged_options(opt_.judge, j->req.options), quiet);
+    double judged_s = std::chrono::duration<double>(clock_type::now() - started).count();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      mean_judge_s_ = 0.8 * mean_judge_s_ + 0.2 * judged_s;
+      counters_.judge_seconds_sum += judged_s;
+    }
+    if (out) {
+      json jj = judgment_to_json(*out);
+      jj["task_name"] = j->req.task_name;
+      finish(j, std::move(jj), "");
+    } else {
+      finish(j, nullptr, out.err().message);
+    }
+  }
+}
+
+void judge_service::finish(const std::shared_ptr<job>& j, json judgment, const std::string& error) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    j->ended = clock_type::now();
+    --counters_.running;
+    if (!error.empty()) {
+      j->state = "failed";
+      j->error = error;
+      ++counters_.verdicts["error"];
+    } else {
+      j->state = "done";
+      j->judgment = std::move(judgment);
+      j->verdict = j->judgment.value("verdict", "");
+      if (j->judgment.contains("speedup") && j->judgment["speedup"].is_number())
+        j->speedup = j->judgment["speedup"].get<double>();
+      j->reward = reward_of(j->req.reward, j->judgment);
+      ++counters_.verdicts[j->verdict];
+      done_by_key_[j->key] = j->id;
+    }
+    double s = std::chrono::duration<double>(j->ended - j->submitted).count();
+    ++counters_.latency_count;
+    counters_.latency_sum_s += s;
+    for (size_t b = 0; b < counters_.latency_buckets_s.size(); ++b)
+      if (s <= counters_.latency_buckets_s[b]) ++counters_.latency_counts[b];
+    finished_order_.push_back(j->id);
+    // Only the newest finished jobs are kept for GET /v1/jobs/ID.
+    while (finished_order_.size() > opt_.keep_jobs) {
+      auto old = jobs_.find(finished_order_.front());
+      if (old != jobs_.end()) {
+        auto k = done_by_key_.find(old->second->key);
+        if (k != done_by_key_.end() && k->second == old->first) done_by_key_.erase(k);
+        jobs_.erase(old);
+      }
+      finished_order_.pop_front();
+    }
+  }
+  if (error.empty()) record(*j);
+  changed_.notify_all();
+}
+
+// Runs on the judging thread only: the store's handle is used by no other.
+void judge_service::record(const job& j) {
+  if (!store_->db) return;
+  store& db = *store_->db;
+  auto task_hash = db.put_task(j.req.task_name, j.req.task_source);
+  if (!task_hash) return;
+  auto cand = db.put_candidate(*task_hash, j.req.format, j.req.code, "serve:" + j.req.client);
+  if (!cand) return;
+  (void)db.record_judgment({store_->run_id, *task_hash, *cand, static_cast<int>(j.serial)}, j.judgment,
+                           j.judgment.value("baseline", opt_.judge.baseline));
+}
+
+std::optional<job_view> judge_service::get(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return std::nullopt;
+  const job& j = *it->second;
+  job_view v;
+  v.id = j.id;
+  v.state = j.state;
+  v.error = j.error;
+  v.task = j.req.task_name;
+  v.format = j.req.format;
+  v.judgment = j.judgment;
+  v.speedup = j.speedup;
+  v.reward = j.reward;
+  v.verdict = j.verdict;
+  v.cached = j.cached;
+  auto end = j.state == "done" || j.state == "failed" ? j.ended : clock_type::now();
+  v.seconds = std::chrono::duration<double>(end - j.submitted).count();
+  if (j.state == "queued") {
+    for (const auto& q : ready_) {
+      if (q.get() == &j) break;
+      ++v.queue_position;
+    }
+    if (std::find_if(to_compile_.begin(), to_compile_.end(), [&](const auto& q) { return q.get() == &j; }) != to_compile_.end())
+      v.queue_position = static_cast<int>(ready_.size());
+  }
+  return v;
+}
+
+std::optional<job_view> judge_service::wait(const std::string& id, double timeout_s) const {
+  auto deadline = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(timeout_s));
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait_until(lock, deadline, [&] {
+      auto it = jobs_.find(id);
+      return stopping_ || it == jobs_.end() || it->second->state == "done" || it->second->state == "failed";
+    });
+  }
+  return get(id);
+}
+
+service_metrics judge_service::metrics() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counters_;
+}
+
+int judge_service::retry_after_s() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  double ahead = static_cast<double>(counters_.queued + counters_.compiling + counters_.running);
+  // The time for a tenth of the queue to drain, at least a second.
+  return static_cast<int>(std::clamp(std::ceil(ahead * mean_judge_s_ / 10), 1.0, 600.0));
+}
+
+}  // namespace cudal1
