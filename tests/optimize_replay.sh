@@ -146,4 +146,16 @@ rc=0
 [ "$rc" = 1 ] || fail "an unreachable server gave exit status $rc"
 grep -q "cannot reach" "$tmp/unreachable.out" || fail "unclear error: $(cat "$tmp/unreachable.out")"
 grep -q "timing the reference" "$tmp/unreachable.out" && fail "the reference was timed for an unreachable server"
+# ---- training data for the three stages ------------------------------------------------------
+for stage in 1 2 3; do
+  "$cudal1" export --stage $stage --store "$store" --out "$tmp/stage$stage.jsonl" --min-speedup 0 2> "$tmp/export$stage.err" ||
+    fail "export --stage $stage: $(cat "$tmp/export$stage.err")"
+  cat "$tmp/export$stage.err"
+  python3 "$src/tests/check_training_data.py" $stage "$tmp/stage$stage.jsonl" --never "$hack_hash" ||
+    fail "stage $stage's file does not hold to its documented fields"
+done
+# Stage 2: the model's three distinct correct kernels (the resumed run's repeats are duplicates).
+[ "$(wc -l < "$tmp/stage2.jsonl")" = 3 ] || fail "stage 2 has $(wc -l < "$tmp/stage2.jsonl") rows, not 3"
+"$cudal1" export --stage 4 --store "$store" --out "$tmp/x.jsonl" 2> /dev/null && fail "export --stage 4 was accepted"
+
 echo "PASS: optimize against the replay server (best, rejected hack, faults, kill and resume, failures)"

@@ -17,6 +17,17 @@ using json = nlohmann::json;
 
 namespace {
 
+// Hack classes are stored comma-separated.
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at < text.size();) {
+    size_t comma = std::min(text.find(',', at), text.size());
+    if (comma > at) out.push_back(text.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
 // Each entry takes the schema from version i to i + 1.
 const char* const kMigrations[] = {
     R"(CREATE TABLE tasks (
@@ -330,12 +341,7 @@ result<std::vector<judgment_record>> store::judgments(int64_t run_id) {
     r.reference_ms = opt(8);
     r.candidate_ms = opt(9);
     r.sol_fraction = opt(10);
-    std::string hacks = q->text(11);
-    for (size_t at = 0; at < hacks.size();) {
-      size_t comma = std::min(hacks.find(',', at), hacks.size());
-      r.hack_classes.push_back(hacks.substr(at, comma - at));
-      at = comma + 1;
-    }
+    r.hack_classes = split_commas(q->text(11));
     r.device = q->text(12);
     r.baseline = q->text(13);
     r.precision = q->text(14);
@@ -366,6 +372,19 @@ result<std::vector<std::pair<std::string, std::string>>> store::find_tasks(const
   return out;
 }
 
+result<std::vector<std::pair<std::string, std::string>>> store::all_tasks() {
+  auto q = db_.prepare("SELECT task_hash, name FROM tasks ORDER BY name, created_at");
+  if (!q) return q.err();
+  std::vector<std::pair<std::string, std::string>> out;
+  for (;;) {
+    auto row = q->step();
+    if (!row) return row.err();
+    if (!*row) break;
+    out.emplace_back(q->text(0), q->text(1));
+  }
+  return out;
+}
+
 result<std::string> store::task_source(const std::string& task_hash) {
   auto q = db_.prepare("SELECT source FROM tasks WHERE task_hash = ?1");
   if (!q) return q.err();
@@ -379,7 +398,8 @@ result<std::string> store::task_source(const std::string& task_hash) {
 result<std::vector<task_kernel>> store::task_kernels(const std::string& task_hash) {
   auto q = db_.prepare(
       "SELECT c.candidate_hash, c.format, c.source, j.verdict, j.device, j.baseline, j.speedup, j.judgment_id, j.run_id, "
-      "j.judgment FROM judgments j JOIN candidates c USING (candidate_hash) WHERE j.task_hash = ?1 "
+      "j.judgment, j.judge_version, j.precision, j.hack_classes FROM judgments j JOIN candidates c USING (candidate_hash) "
+      "WHERE j.task_hash = ?1 "
       "ORDER BY j.verdict = 'correct' DESC, j.speedup DESC NULLS LAST, j.judgment_id");
   if (!q) return q.err();
   q->bind(1, task_hash);
@@ -399,6 +419,9 @@ result<std::vector<task_kernel>> store::task_kernels(const std::string& task_has
     k.judgment_id = q->integer(7);
     k.run_id = q->integer(8);
     k.judgment = json::parse(q->text(9), nullptr, false);
+    k.judge_version = q->text(10);
+    k.precision = q->text(11);
+    k.hack_classes = split_commas(q->text(12));
     out.push_back(std::move(k));
   }
   return out;

@@ -69,7 +69,8 @@ struct attempt_record {
 
 /// A correct-or-not kernel of a task with its code: the optimizer's database.
 struct task_kernel {
-  std::string candidate_hash, format, source, verdict, device, baseline;
+  std::string candidate_hash, format, source, verdict, device, baseline, judge_version, precision;
+  std::vector<std::string> hack_classes;
   std::optional<double> speedup;
   int64_t judgment_id = 0, run_id = 0;
   nlohmann::json judgment;
@@ -125,6 +126,8 @@ class store {
   /// with it: (task_hash, name), newest first.
   result<std::vector<std::pair<std::string, std::string>>> find_tasks(const std::string& name);
   result<std::string> task_source(const std::string& task_hash);
+  /// Every task: (task_hash, name), by name.
+  result<std::vector<std::pair<std::string, std::string>>> all_tasks();
   /// Every judged candidate of a task, over all runs, with its source, best
   /// speedup first (a candidate judged several times appears once per judgment).
   result<std::vector<task_kernel>> task_kernels(const std::string& task_hash);
