@@ -12,7 +12,9 @@ packages=(
   nlohmann-json3-dev             # JSON for the worker protocol and reports
   libsqlite3-dev                 # the results store
   libcurl4-openssl-dev           # the LLM client (HTTP/HTTPS)
-  libcpp-httplib-dev             # HTTP servers: the replay LLM server
+  libcpp-httplib-dev             # HTTP servers: the replay LLM server, cudal1 serve
+  libhiredis-dev                 # Redis client (linked statically): judging spread over GPUs and hosts
+  redis-server                   # the queue's tests run a real Redis
   libkainjow-mustache-dev        # the optimizer's prompt templates
   libgtest-dev                   # tests
   python3 python3-torch          # the PyTorch reference (CPU build on Debian)

@@ -45,6 +45,11 @@ an answer without code is scored as such (the reward's floor), not refused.
   --jobs N            compiles at once (default: one per CPU)
   --http-threads N    requests served at once (default 64; a synchronous
                       request holds one until its judgment is done)
+  --redis URL         put the jobs on this Redis (redis://HOST[:PORT][/DB]) for
+                      `cudal1 worker --redis URL` processes, one per GPU on any
+                      host, instead of judging here; give --backend (the
+                      workers' device), as this host may have no GPU
+  --redis-prefix P    the queue's key prefix (default cudal1)
 
 Routes (JSON; errors are {"error": {"message", "status"}}):
   POST /v1/judge        {"task": NAME, "code": TEXT, "format": "cuda"|"cpp"|"modelnew",
@@ -100,6 +105,8 @@ std::string read_args(const args_t& args, serve_args* out, bool* help) {
     else if (flag == "--max-code-bytes") ok = r.integer(&max_code, 1);
     else if (flag == "--jobs") ok = r.integer(&out->service.compile_threads, 1);
     else if (flag == "--http-threads") ok = r.integer(&out->server.http_threads, 1);
+    else if (flag == "--redis") ok = r.value(&out->service.redis_url);
+    else if (flag == "--redis-prefix") ok = r.value(&out->service.redis_prefix);
     else if (read_judge_option(r, out->service.judge, &ok)) {
     } else return "unknown argument " + a + " (see cudal1 serve --help)";
     if (!ok) return r.error;
@@ -158,9 +165,10 @@ int run_serve(const args_t& args) {
     if (status st = write_file_atomic(a.port_file, std::to_string((*server)->port()) + "\n"); !st)
       return usage_error("--port-file: " + st.message());
   }
-  std::fprintf(stderr, "cudal1 serve: %zu tasks on the %s backend at http://%s:%d (store %s%s)\n",
+  std::fprintf(stderr, "cudal1 serve: %zu tasks on the %s backend at http://%s:%d (store %s%s%s)\n",
                tasks->tasks().size(), judge.backend.c_str(), a.server.host.c_str(), (*server)->port(),
-               a.service.store_path.c_str(), a.server.tokens.empty() ? "" : "; bearer tokens required");
+               a.service.store_path.c_str(), a.server.tokens.empty() ? "" : "; bearer tokens required",
+               a.service.redis_url.empty() ? "" : ("; jobs on " + a.service.redis_url).c_str());
   int sig = 0;
   sigwait(&stop_signals, &sig);
   std::fprintf(stderr, "cudal1 serve: stopping (%s) after the judgment in flight\n", sig == SIGINT ? "SIGINT" : "SIGTERM");

@@ -7,6 +7,7 @@
 #include "base/fs.h"
 #include "base/sha256.h"
 #include "bench/precompile.h"
+#include "queue/job_queue.h"
 #include "report/report.h"
 #include "store/store.h"
 
@@ -25,6 +26,12 @@ struct judge_service::job {
   bool cached = false;
   int64_t serial = 0;
   clock_type::time_point submitted = clock_type::now(), ended;
+};
+
+struct judge_service::remote {
+  std::optional<job_queue> submit_queue;   // used under mutex_
+  std::optional<job_queue> collect_queue;  // the collector thread's
+  std::vector<std::shared_ptr<job>> outstanding;  // under mutex_
 };
 
 struct judge_service::store_state {
@@ -97,6 +104,17 @@ result<std::unique_ptr<judge_service>> judge_service::start(const service_option
   s->scratch_ = *scratch;
   s->counters_.latency_buckets_s = {0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600};
   s->counters_.latency_counts.assign(s->counters_.latency_buckets_s.size(), 0);
+  if (!options.redis_url.empty()) {
+    s->remote_ = std::make_unique<remote>();
+    auto a = job_queue::open(options.redis_url, options.redis_prefix);
+    if (!a) return a.err();
+    auto b = job_queue::open(options.redis_url, options.redis_prefix);
+    if (!b) return b.err();
+    s->remote_->submit_queue.emplace(std::move(*a));
+    s->remote_->collect_queue.emplace(std::move(*b));
+    s->threads_.emplace_back([p = s.get()] { p->collect_loop(); });
+    return s;
+  }
   // One device probe for all the compile threads.
   s->builder_ = std::make_unique<precompiler>(options.judge, options.backend, true);
   int compilers = options.compile_threads > 0 ? options.compile_threads : std::max(1u, std::thread::hardware_concurrency());
@@ -160,6 +178,15 @@ result<std::vector<std::string>> judge_service::submit(std::vector<judge_request
       j->ended = clock_type::now();
       ++counters_.cache_hits;
       finished_order_.push_back(j->id);
+    } else if (remote_) {
+      // On the queue; a fresh request gets a key of its own, so that a
+      // worker does not take the earlier result for it.
+      if (j->req.fresh) j->key = sha256_hex(j->key + "\n" + j->id + "\n" + std::to_string(std::time(nullptr)));
+      json payload = {{"task_name", j->req.task_name}, {"task_source", j->req.task_source}, {"code", j->req.code},
+                      {"format", j->req.format}, {"options", j->req.options}};
+      if (auto id = remote_->submit_queue->enqueue(j->key, payload); !id) return id.err();
+      remote_->outstanding.push_back(j);
+      ++counters_.queued;
     } else {
       j->code_path = scratch_ + "/" + j->key.substr(0, 24) + extension_of(j->req.format);
       if (!file_exists(j->code_path)) {
@@ -229,6 +256,36 @@ void judge_service::judge_loop() {
       finish(j, std::move(jj), "");
     } else {
       finish(j, nullptr, out.err().message);
+    }
+  }
+}
+
+// With Redis: polls the results of the jobs on the queue (a few a second:
+// a judgment takes seconds) and finishes each as its worker writes it.
+void judge_service::collect_loop() {
+  for (;;) {
+    std::vector<std::shared_ptr<job>> waiting;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait_for(lock, std::chrono::milliseconds(200), [&] { return stopping_; });
+      if (stopping_) return;
+      waiting = remote_->outstanding;
+    }
+    for (const auto& j : waiting) {
+      auto r = remote_->collect_queue->result_of(j->key);
+      if (!r || !*r) continue;  // Redis away, or not judged yet
+      const json& got = **r;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto& list = remote_->outstanding;
+        list.erase(std::remove(list.begin(), list.end(), j), list.end());
+        --counters_.queued;
+        ++counters_.running;  // finish() counts it out
+      }
+      if (got.value("state", "") == "done" && got.contains("judgment"))
+        finish(j, got["judgment"], "");
+      else
+        finish(j, nullptr, "the worker " + got.value("worker", "?") + " could not judge it: " + got.value("error", "?"));
     }
   }
 }

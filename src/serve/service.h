@@ -61,6 +61,11 @@ struct service_options {
   int queue_limit = 256;         // jobs queued or in progress; more get 429
   int compile_threads = 0;       // 0: one per CPU
   size_t keep_jobs = 10000;      // finished jobs kept for GET /v1/jobs/ID
+  /// Non-empty: jobs go on this Redis queue (redis://HOST:PORT) and `cudal1
+  /// worker`s judge them, one per GPU on any host; this process compiles and
+  /// judges nothing itself.
+  std::string redis_url;
+  std::string redis_prefix = "cudal1";
 };
 
 /// Counters for /metrics.
@@ -99,6 +104,7 @@ class judge_service {
   struct job;
   void compile_loop();
   void judge_loop();
+  void collect_loop();  // with Redis: the workers' results
   void finish(const std::shared_ptr<job>& j, nlohmann::json judgment, const std::string& error);
   void record(const job& j);
 
@@ -118,6 +124,8 @@ class judge_service {
   std::unique_ptr<store_state> store_;
   std::unique_ptr<precompiler> builder_;  // shared by the compile threads (its compile() is thread-safe)
   std::string scratch_;
+  struct remote;
+  std::unique_ptr<remote> remote_;  // with Redis
 };
 
 }  // namespace cudal1

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Judging spread over workers on a real Redis (CPU backend):
+
+  - `cudal1 serve --redis` puts six distinct candidates on the queue;
+  - two `cudal1 worker`s share it; one is killed (SIGKILL) while it holds a
+    job, which the other reclaims and judges;
+  - every job ends with exactly one result: each is correct, the store holds
+    six judgments, nothing stays pending; a job already judged is answered
+    from its result without a worker;
+  - prints judgments per minute and the latency (figures, not asserted).
+
+Usage: queue_e2e.py CUDAL1 SOURCE_DIR
+"""
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+CUDAL1, SRC = sys.argv[1], sys.argv[2]
+TMP = tempfile.mkdtemp(prefix="queue-e2e-")
+JUDGE = ["--backend", "cpu", "--time-budget", "0.3", "--timeout", "3", "--recheck-above", "0", "--recheck-above-best", "0"]
+procs, failures = [], []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def redis_cli(port, *args):
+    return subprocess.run(["redis-cli", "-p", str(port), *args], capture_output=True, text=True).stdout
+
+
+def call(base, path, body=None):
+    req = urllib.request.Request(base + path, data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=120) as r:
+        return r.status, json.loads(r.read())
+
+
+def start_worker(name, port):
+    log = open(os.path.join(TMP, f"worker-{name}.log"), "w")
+    p = subprocess.Popen([CUDAL1, "worker", "--redis", f"redis://127.0.0.1:{port}", "--name", name, "--reclaim-after", "3",
+                          *JUDGE, "--cache-dir", os.path.join(TMP, "cache-" + name)], stderr=log)
+    procs.append(p)
+    return p
+
+
+def main():
+    if not shutil.which("redis-server") or not shutil.which("redis-cli"):
+        raise SystemExit("redis-server and redis-cli are needed (scripts/install-deps.sh installs them)")
+    port = free_port()
+    redis = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+                             stdout=open(os.path.join(TMP, "redis.log"), "w"))
+    procs.append(redis)
+    for _ in range(100):
+        if redis_cli(port, "PING").strip() == "PONG":
+            break
+        time.sleep(0.1)
+    port_file = os.path.join(TMP, "serve.port")
+    store = os.path.join(TMP, "store.sqlite")
+    serve = subprocess.Popen([CUDAL1, "serve", "--tasks", os.path.join(SRC, "examples/swish/task.py"), "--port", "0",
+                              "--port-file", port_file, "--store", store, "--redis", f"redis://127.0.0.1:{port}",
+                              "--backend", "cpu"], stderr=open(os.path.join(TMP, "serve.log"), "w"))
+    procs.append(serve)
+    for _ in range(300):
+        if os.path.exists(port_file) and open(port_file).read().strip():
+            break
+        time.sleep(0.1)
+    base = f"http://127.0.0.1:{open(port_file).read().strip()}"
+    correct = open(os.path.join(SRC, "examples/swish/cpu/correct.cpp")).read()
+    n = 6
+    t0 = time.time()
+    ids = []
+    for k in range(n):
+        s, b = call(base, "/v1/judge", {"task": "swish", "code": f"// variant {k}\n" + correct, "wait": False})
+        ids.append(b["id"])
+    check(len(set(ids)) == n, f"{n} jobs queued")
+    a = start_worker("A", port)
+    start_worker("B", port)
+    # Kill A while it holds a job.
+    killed_holding = False
+    for _ in range(600):
+        out = redis_cli(port, "XPENDING", "cudal1:jobs", "cudal1:workers", "-", "+", "10", "A")
+        if out.strip():
+            a.kill()
+            killed_holding = True
+            break
+        time.sleep(0.05)
+    check(killed_holding, "worker A was killed while it held a job")
+    done = {}
+    for _ in range(1200):
+        for i in ids:
+            if i not in done:
+                s, b = call(base, "/v1/jobs/" + i)
+                if b["state"] in ("done", "failed"):
+                    done[i] = b
+        if len(done) == n:
+            break
+        time.sleep(0.1)
+    wall = time.time() - t0
+    verdicts = [done[i].get("verdict") for i in ids if i in done]
+    check(len(done) == n and all(v == "correct" for v in verdicts), f"every job ended correct ({verdicts})")
+    db = sqlite3.connect(store)
+    stored = db.execute("select count(*), count(distinct candidate_hash) from judgments").fetchone()
+    check(stored == (n, n), f"the store holds exactly one judgment per job ({stored[0]} judgments, {stored[1]} candidates)")
+    pending = redis_cli(port, "XPENDING", "cudal1:jobs", "cudal1:workers").split("\n")[0].strip()
+    check(pending == "0", f"nothing stays pending on the stream ({pending})")
+    results = [json.loads(redis_cli(port, "GET", k).strip() or "{}") for k in redis_cli(port, "KEYS", "cudal1:result:*").split()]
+    by_worker = {}
+    for r in results:
+        by_worker[r.get("worker")] = by_worker.get(r.get("worker"), 0) + 1
+    check(sum(by_worker.values()) == n and set(by_worker) <= {"A", "B"} and by_worker.get("B", 0) >= 1,
+          f"one result per job in Redis, by worker: {by_worker}")
+    print(f"queue: {n} jobs, 2 workers (one killed mid-job): {wall:.1f} s, {60 * n / wall:.1f} judgments/min; "
+          f"latency {min(d['seconds'] for d in done.values()):.1f}-{max(d['seconds'] for d in done.values()):.1f} s",
+          flush=True)
+    # The same code again: answered from the server's result, no worker needed.
+    s, b = call(base, "/v1/judge", {"task": "swish", "code": "// variant 0\n" + correct})
+    check(b["cached"] and b["verdict"] == "correct", "a job judged already is answered from its result")
+
+
+try:
+    main()
+finally:
+    for p in reversed(procs):
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    if failures:
+        for name in sorted(os.listdir(TMP)):
+            if name.endswith(".log"):
+                print(f"--- {name}\n" + open(os.path.join(TMP, name)).read()[-2500:])
+    shutil.rmtree(TMP, ignore_errors=True)
+print(f"{len(failures)} failed" if failures else "all passed")
+sys.exit(1 if failures else 0)
