@@ -130,6 +130,31 @@ def main():
     print(f"queue: {n} jobs, 2 workers (one killed mid-job): {wall:.1f} s, {60 * n / wall:.1f} judgments/min; "
           f"latency {min(d['seconds'] for d in done.values()):.1f}-{max(d['seconds'] for d in done.values()):.1f} s",
           flush=True)
+    # cudal1 bench --redis: two candidates and a task without one, judged by the worker left.
+    suite, cands = os.path.join(TMP, "suite"), os.path.join(TMP, "cands")
+    os.makedirs(suite)
+    os.makedirs(cands)
+    task = open(os.path.join(SRC, "examples/swish/task.py")).read()
+    for name in ("swish", "swish_alone"):
+        with open(os.path.join(suite, name + ".py"), "w") as f:
+            f.write(task)
+    for k in range(2):
+        with open(os.path.join(cands, f"swish.{k}.cpp"), "w") as f:
+            f.write(f"// bench sample {k}\n" + correct)
+    bench_store = os.path.join(TMP, "bench.sqlite")
+    cmd = [CUDAL1, "bench", suite, "--candidates", cands, "--redis", f"redis://127.0.0.1:{port}", "--store", bench_store,
+           "--backend", "cpu", "-q"]
+    t1 = time.time()
+    b1 = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    bench_s = time.time() - t1
+    rows = sqlite3.connect(bench_store).execute("select verdict, count(*) from judgments group by verdict").fetchall()
+    check(b1.returncode == 0 and dict(rows) == {"correct": 2, "reference": 1},
+          f"cudal1 bench --redis: two samples judged and a reference timed by the workers ({dict(rows)}, "
+          f"exit {b1.returncode}, {bench_s:.1f} s) {b1.stderr[-300:] if b1.returncode else ''}")
+    b2 = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    check(b2.returncode == 0 and "3 items were already in the run" in (b2.stdout + b2.stderr),
+          "the same bench command again finds everything in its run")
+
     # The same code again: answered from the server's result, no worker needed.
     s, b = call(base, "/v1/judge", {"task": "swish", "code": "// variant 0\n" + correct})
     check(b["cached"] and b["verdict"] == "correct", "a job judged already is answered from its result")

@@ -14,6 +14,8 @@
 #include "base/sha256.h"
 #include "bench/inputs.h"
 #include "bench/precompile.h"
+#include "base/sha256.h"
+#include "queue/job_queue.h"
 #include "compile/compiler.h"
 #include "compile/python_build.h"
 #include "task/python.h"
@@ -122,6 +124,69 @@ json judge_item(const bench_item& it, const judge_options& opt) {
   return judgment_to_json(*j);
 }
 
+// With Redis: every wanted item goes on the queue, keyed by what decides its
+// result (the task, the code, the settings), and each result is stored as it
+// comes; a resumed run finds the results the workers wrote meanwhile.
+status run_remote(const std::vector<bench_item>& items, const std::vector<bool>& wanted,
+                  const std::vector<judgment_key>& keys, const bench_options& options, store& st, bench_tally& tally,
+                  bench_progress& progress, const std::atomic<bool>& stop) {
+  auto q = job_queue::open(options.redis_url, options.redis_prefix);
+  if (!q) return q.err();
+  const judge_options& o = options.judge;
+  json job_options = {{"profile", o.profile}, {"precision", o.precision}, {"baseline", o.baseline}};
+  std::map<size_t, std::string> waiting;  // item -> job key
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!wanted[i]) {
+      ++tally.skipped;
+      continue;
+    }
+    const bench_item& it = items[i];
+    auto task_source = read_file(it.task_path);
+    if (!task_source) return task_source.err();
+    std::string code;
+    if (!it.candidate_path.empty()) {
+      auto c = read_file(it.candidate_path);
+      if (!c) return c.err();
+      code = *c;
+    }
+    std::string key = sha256_hex(*task_source + '\0' + it.format + '\0' + code + '\0' + o.backend + '\0' +
+                                 job_options.dump() + '\0' + std::to_string(it.sample));
+    json job = {{"task_name", it.task_name}, {"task_source", *task_source}, {"code", code}, {"format", it.format},
+                {"options", job_options}, {"kind", code.empty() ? "reference" : "judge"}};
+    if (auto done = q->result_of(key); !done || !*done)
+      if (auto id = q->enqueue(key, job); !id) return id.err();
+    waiting[i] = key;
+  }
+  while (!waiting.empty() && !stop.load()) {
+    bool any = false;
+    for (auto it = waiting.begin(); it != waiting.end() && !stop.load();) {
+      auto r = q->result_of(it->second);
+      if (!r) return r.err();
+      if (!*r) {
+        ++it;
+        continue;
+      }
+      const json& got = **r;
+      json outcome = got.value("state", "") == "done" && got.contains("judgment")
+                         ? got["judgment"]
+                         : json{{"verdict", "error"}, {"message", "worker " + got.value("worker", "?") + ": " + got.value("error", "?")}};
+      size_t i = it->first;
+      std::string v = outcome.value("verdict", "error");
+      if (v == "error") ++tally.errors;
+      if (auto s = st.record_judgment(keys[i], outcome, options.baseline, items[i].published_score, items[i].published); !s)
+        return s.err();
+      ++tally.done;
+      ++tally.verdicts[v];
+      progress.item_done(items[i], i, outcome, tally);
+      it = waiting.erase(it);
+      any = true;
+    }
+    if (!any) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  if (!waiting.empty()) tally.interrupted = true;
+  return ok_status();
+}
+
 }  // namespace
 
 result<bench_tally> run_bench(const std::vector<bench_item>& items, const bench_options& options, store& st,
@@ -157,6 +222,14 @@ result<bench_tally> run_bench(const std::vector<bench_item>& items, const bench_
     wanted[i] = !*have;
   }
 
+  if (!options.redis_url.empty()) {
+    auto started = std::chrono::steady_clock::now();
+    if (auto s = run_remote(items, wanted, keys, options, st, tally, progress, stop); !s) return s.err();
+    tally.judged_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (stop.load()) tally.interrupted = true;
+    (void)st.set_run_status(run->run_id, tally.interrupted ? "interrupted" : "done");
+    return tally;
+  }
   auto pinned = choose_cpu(options.judge.cpu, options.judge.backend);
   compile_ahead ahead(items, wanted, options.judge, options.judge.backend, options.jobs, pinned ? *pinned : -1);
   for (size_t i = 0; i < items.size(); ++i) {

@@ -22,6 +22,10 @@ struct bench_options {
   std::string command_line;   // recorded with a new run
   std::string baseline = "eager";
   int jobs = 0;               // compiles at once; 0: one per CPU
+  /// Non-empty: the items go on this Redis queue for `cudal1 worker`s (one
+  /// per GPU, any host) instead of being judged here.
+  std::string redis_url;
+  std::string redis_prefix = "cudal1";
 };
 
 /// How a bench run went, for the progress display and the exit status.

@@ -45,6 +45,10 @@ options:
   --run NAME          the run's name in the store (default: one derived from the
                       inputs and settings, so the same command names the same run)
   --jobs N            compiles at once (default: one per CPU)
+  --redis URL         put the items on this Redis queue (redis://HOST[:PORT][/DB])
+                      for `cudal1 worker`s, one per GPU on any host, and store
+                      their results as they come (give --backend: the workers')
+  --redis-prefix P    the queue's key prefix (default cudal1)
   --json FILE         also write each outcome judged now as a JSON line
   -q, --quiet         no line per item (the summary stays)
 
@@ -131,6 +135,8 @@ int run_bench(const args_t& args) {
     else if (flag == "--store") ok = r.value(&store_path);
     else if (flag == "--run") ok = r.value(&opt.run_name);
     else if (flag == "--jobs") ok = r.integer(&opt.jobs, 1);
+    else if (flag == "--redis") ok = r.value(&opt.redis_url);
+    else if (flag == "--redis-prefix") ok = r.value(&opt.redis_prefix);
     else if (flag == "--json") ok = r.value(&json_path);
     else if (read_judge_option(r, opt.judge, &ok)) {
     } else if (!a.empty() && a[0] == '-') return usage_error("unknown option " + a + " (see cudal1 bench --help)");

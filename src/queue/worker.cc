@@ -71,8 +71,10 @@ class keep_alive {
 
 json judge_job(const worker_options& o, const queued_job& job, const std::string& scratch) {
   const json& j = job.job;
-  if (!j.is_object() || !j.contains("task_source") || !j.contains("code") || !j.contains("format"))
+  if (!j.is_object() || !j.contains("task_source") || !j["task_source"].is_string() || !j.contains("code") ||
+      !j["code"].is_string() || !j.contains("format"))
     return {{"state", "failed"}, {"error", "a malformed job (it lacks the task, the code or the format)"}};
+  const bool reference_alone = j.value("kind", "judge") == "reference";  // bench: a task without a candidate
   std::string dir = scratch + "/" + job.key.substr(0, 16);
   if (auto s = make_dirs(dir); !s) return {{"state", "failed"}, {"error", s.message()}};
   std::string stem = std::filesystem::path(j.value("task_name", "task")).filename().string();
@@ -82,7 +84,14 @@ json judge_job(const worker_options& o, const queued_job& job, const std::string
       !write_file_atomic(code_path, j["code"].get<std::string>()))
     return {{"state", "failed"}, {"error", "cannot write the job's files under " + dir}};
   no_progress quiet;
-  auto judged = judge_candidate(task_path, code_path, job_options(o.judge, j.value("options", json::object())), quiet);
+  judge_options options = job_options(o.judge, j.value("options", json::object()));
+  if (reference_alone) {
+    auto timed = time_reference(task_path, options, quiet);
+    remove_tree(dir);
+    if (!timed) return {{"state", "failed"}, {"error", timed.message()}};
+    return {{"state", "done"}, {"judgment", reference_timing_json(*timed)}};
+  }
+  auto judged = judge_candidate(task_path, code_path, options, quiet);
   remove_tree(dir);
   if (!judged) return {{"state", "failed"}, {"error", judged.message()}};
   json out = judgment_to_json(*judged);
@@ -132,7 +141,7 @@ result<int> run_worker(const worker_options& options, const std::atomic<bool>* s
       std::fprintf(stderr, "cudal1 worker %s: %s\n", o.consumer.c_str(), s.message().c_str());
     ++judged;
     std::fprintf(stderr, "cudal1 worker %s: %s %s\n", o.consumer.c_str(), job.job.value("task_name", "?").c_str(),
-                 result.value("state", "") == "done" ? result["judgment"].value("verdict", "").c_str()
+                 result.value("state", "") == "done" ? result["judgment"].value("verdict", "reference").c_str()
                                                      : ("failed: " + result.value("error", "")).c_str());
   }
   remove_tree(*scratch);
