@@ -124,6 +124,21 @@ json judge_item(const bench_item& it, const judge_options& opt) {
   return judgment_to_json(*j);
 }
 
+// Stores one item's outcome and counts it. A setup error is stored for the
+// report, and tried again when the run resumes.
+status store_outcome(size_t i, const json& outcome, const std::vector<bench_item>& items,
+                     const std::vector<judgment_key>& keys, const bench_options& options, store& st, bench_tally& tally,
+                     bench_progress& progress) {
+  std::string v = outcome.value("verdict", "error");
+  if (v == "error") ++tally.errors;
+  if (auto s = st.record_judgment(keys[i], outcome, options.baseline, items[i].published_score, items[i].published); !s)
+    return s;
+  ++tally.done;
+  ++tally.verdicts[v];
+  progress.item_done(items[i], i, outcome, tally);
+  return ok_status();
+}
+
 // With Redis: every wanted item goes on the queue, keyed by what decides its
 // result (the task, the code, the settings), and each result is stored as it
 // comes; a resumed run finds the results the workers wrote meanwhile.
@@ -170,14 +185,7 @@ status run_remote(const std::vector<bench_item>& items, const std::vector<bool>&
       json outcome = got.value("state", "") == "done" && got.contains("judgment")
                          ? got["judgment"]
                          : json{{"verdict", "error"}, {"message", "worker " + got.value("worker", "?") + ": " + got.value("error", "?")}};
-      size_t i = it->first;
-      std::string v = outcome.value("verdict", "error");
-      if (v == "error") ++tally.errors;
-      if (auto s = st.record_judgment(keys[i], outcome, options.baseline, items[i].published_score, items[i].published); !s)
-        return s.err();
-      ++tally.done;
-      ++tally.verdicts[v];
-      progress.item_done(items[i], i, outcome, tally);
+      if (auto s = store_outcome(it->first, outcome, items, keys, options, st, tally, progress); !s) return s;
       it = waiting.erase(it);
       any = true;
     }
@@ -245,14 +253,7 @@ result<bench_tally> run_bench(const std::vector<bench_item>& items, const bench_
     auto started = std::chrono::steady_clock::now();
     json outcome = judge_item(items[i], options.judge);
     tally.judged_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::string v = outcome.value("verdict", "error");
-    // A setup error is stored for the report, and tried again when the run resumes.
-    if (v == "error") ++tally.errors;
-    if (auto s = st.record_judgment(keys[i], outcome, options.baseline, items[i].published_score, items[i].published); !s)
-      return s.err();
-    ++tally.done;
-    ++tally.verdicts[v];
-    progress.item_done(items[i], i, outcome, tally);
+    if (auto s = store_outcome(i, outcome, items, keys, options, st, tally, progress); !s) return s.err();
   }
   if (stop.load()) tally.interrupted = true;
   (void)st.set_run_status(run->run_id, tally.interrupted ? "interrupted" : "done");

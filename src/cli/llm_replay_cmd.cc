@@ -95,14 +95,7 @@ int run_llm_replay(const args_t& args) {
     std::printf("%s", kReplayHelp);
     return 0;
   }
-  // SIGINT and SIGTERM are blocked before the server's threads start (they
-  // inherit the mask) and taken here with sigwait: stopping then runs on this
-  // thread, not in a signal handler where locks and joins are unsafe.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  sigset_t stop_signals = block_stop_signals();
 
   auto server = replay_server::start(a.options);
   if (!server) return usage_error("llm-replay: " + server.message());

@@ -1,6 +1,8 @@
 // The judge options shared by eval and suite.
 #include "cli/options.h"
 
+#include <pthread.h>
+
 #include "check/tolerance.h"
 
 namespace cudal1 {
@@ -98,6 +100,15 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
     return false;
   }
   return true;
+}
+
+sigset_t block_stop_signals() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  return stop_signals;
 }
 
 }  // namespace cudal1

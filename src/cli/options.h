@@ -1,6 +1,8 @@
 // Option parsing and progress shared by the commands that judge.
 #pragma once
 
+#include <signal.h>
+
 #include <cstdio>
 #include <string>
 
@@ -66,6 +68,12 @@ struct option_reader {
 /// scratch, reference server) at r.i. Returns false when args[r.i] is not one
 /// of them; *ok is false when it is one but its value is bad (r.error says why).
 bool read_judge_option(option_reader& r, judge_options& opt, bool* ok);
+
+/// Blocks SIGINT and SIGTERM in this thread and every thread started after
+/// it (they inherit the mask), so that a server takes them with sigwait on
+/// its main thread: stopping then runs there, not in a signal handler where
+/// locks and joins are unsafe. Returns the set to pass to sigwait.
+sigset_t block_stop_signals();
 
 /// The help text for those options.
 extern const char* const kJudgeOptionsHelp;

@@ -149,13 +149,7 @@ int run_serve(const args_t& args) {
   a.service.backend = judge.backend;
   a.server.limits.backend = judge.backend;
   a.service.store_path = a.store_path.empty() ? store::default_path() : a.store_path;
-  // SIGINT and SIGTERM are blocked before any thread starts (threads inherit
-  // the mask) and taken here with sigwait: stopping runs on this thread.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  sigset_t stop_signals = block_stop_signals();
 
   auto service = judge_service::start(a.service);
   if (!service) return usage_error("serve: " + service.message());

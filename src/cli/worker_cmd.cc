@@ -70,12 +70,7 @@ int run_worker_cmd(const args_t& args) {
     if (o.judge.cpu == "auto" && cpus > device) o.judge.cpu = std::to_string(cpus - 1 - device);
   }
   if (o.judge.backend == "auto") o.judge.backend = auto_backend();
-  // SIGINT and SIGTERM end the loop between jobs (taken by a thread with sigwait).
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  sigset_t stop_signals = block_stop_signals();
   static std::atomic<bool> stop{false};
   std::thread([stop_signals]() mutable {
     int sig = 0;
