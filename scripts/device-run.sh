@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability modelnew optimize optimize-bench)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability modelnew optimize optimize-bench queue)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -46,6 +46,7 @@ for step in $steps; do
     check-bench) python3 bench/check_bench.py build/share/cudal1/python 2>&1 | tee "$out/check-bench.log" ;;
     stability) build/bin/stability_bench ${STABILITY_ARGS:-} --save "$out/stability" 2>&1 | tee "$out/stability.log" ;;
     bench) build/bin/judge_bench ${BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/bench.log" ;;
+    queue) python3 bench/queue_bench.py --save "$out" ${QUEUE_ARGS:-} 2>&1 | tee "$out/queue-bench.log" ;;  # needs build/redis (scripts/stage-redis.sh)
     optimize) python3 bench/optimize_suite.py --keep "$out" ${OPTIMIZE_ARGS:-} 2>&1 | tee "$out/optimize-suite.log" ;;
     optimize-bench) python3 bench/optimize_bench.py ${OPTIMIZE_BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/optimize-bench.log" ;;
     modelnew) python3 bench/modelnew_bench.py ${MODELNEW_ARGS:-} --save "$out" 2>&1 | tee "$out/modelnew-bench.log" ;;
