@@ -60,6 +60,10 @@ def main():
     ap.add_argument("--profile", default="", help="the task's size profile (default: the backend's default)")
     ap.add_argument("--batch", type=int, default=20)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--bare", type=int, default=1,
+                    help="times torch's own load_inline of the candidate this many times first, in a fresh Python "
+                         "each with an empty extensions folder (what cudal1's cold build is to be compared with)")
+    ap.add_argument("--batch-only", action="store_true", help="skip the cold and warm runs (the batch and its singles only)")
     ap.add_argument("--singles", type=int, default=None,
                     help="how many of the batch to judge one by one (default: all); fewer are extrapolated "
                          "to the batch by their mean, and the table says so (0: the cold runs stand for them)")
@@ -77,18 +81,37 @@ def main():
     if a.profile:
         flags += ["--profile", a.profile]
     work = tempfile.mkdtemp(prefix="modelnew-bench-")
-    out = {"task": a.task, "candidate": cand, "backend": backend, "flags": flags, "cold_s": [], "warm_s": [],
+    out = {"task": a.task, "candidate": cand, "backend": backend, "flags": flags, "cold_s": [], "warm_s": [], "bare_s": [],
            "verdicts": []}
     print(f"modelnew_bench: {os.path.basename(cand)} on {a.task} ({backend}); work in {work}", flush=True)
     try:
-        for i in range(a.runs):  # cold: an empty cache every time
+        # torch's load_inline alone: import the candidate module (its
+        # load_inline builds at import) in a fresh interpreter, an empty
+        # TORCH_EXTENSIONS_DIR each time, the import of torch not counted.
+        python = json.loads(subprocess.run([a.cudal1, "info", "--json"], capture_output=True, text=True).stdout
+                            or "{}").get("python", {}).get("path") or sys.executable
+        for i in range(a.bare):
+            ext = os.path.join(work, f"bare-{i}")
+            code = ("import time, importlib.util, torch, torch.utils.cpp_extension\n"
+                    "t = time.perf_counter()\n"
+                    f"spec = importlib.util.spec_from_file_location('cand', {cand!r})\n"
+                    "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+                    "print(time.perf_counter() - t)\n")
+            p = subprocess.run([python, "-c", code], capture_output=True, text=True,
+                               env=dict(os.environ, TORCH_EXTENSIONS_DIR=ext, MAX_JOBS=str(os.cpu_count())))
+            try:
+                out["bare_s"].append(float(p.stdout.strip().splitlines()[-1]))
+                print(f"  bare load_inline {i + 1}: {out['bare_s'][-1]:.2f} s ({python})", flush=True)
+            except (ValueError, IndexError):
+                print(f"  bare load_inline {i + 1} failed: {p.stderr[-500:]}", flush=True)
+        for i in range(0 if a.batch_only else a.runs):  # cold: an empty cache every time
             cache = os.path.join(work, f"cold-{i}")
             s, p = run([a.cudal1, "eval", "--json", a.task, cand, "--cache-dir", cache] + flags)
             out["cold_s"].append(s)
             out["verdicts"].append(verdict_of(p.stdout))
             print(f"  cold {i + 1}: {s:.2f} s ({verdict_of(p.stdout)})", flush=True)
         warm_cache = os.path.join(work, "cold-0")
-        for i in range(a.runs):
+        for i in range(0 if a.batch_only else a.runs):
             s, p = run([a.cudal1, "eval", "--json", a.task, cand, "--cache-dir", warm_cache] + flags)
             out["warm_s"].append(s)
             try:  # where a warm judgment's time goes (phases, a second judgment, checks)
@@ -128,22 +151,26 @@ def main():
             with open(os.path.join(a.save, "modelnew-bench.json"), "w") as f:
                 json.dump(out, f, indent=1)
         shutil.rmtree(work, ignore_errors=True)
-    cold, warm = stats(out["cold_s"]), stats(out["warm_s"])
-    singles = out["one_by_one_s"]
-    measured_all = len(singles) == a.batch
-    if not singles:  # --singles 0: the cold runs are judgments with a fresh build each
-        singles = out["cold_s"]
-    total_single = sum(singles) if measured_all else statistics.mean(singles) * a.batch
-    how = "" if measured_all else (f" (mean of {len(singles)} judged one by one, times {a.batch})" if out["one_by_one_s"]
-                                   else f" (mean of the {len(singles)} cold runs, times {a.batch})")
+    cold, warm, bare = stats(out["cold_s"]), stats(out["warm_s"]), stats(out["bare_s"])
     print()
     print("| measure | median | min | max | target |")
     print("|---|---|---|---|---|")
-    print(f"| cold build + judgment, s (n={cold['n']}) | {cold['median']:.2f} | {cold['min']:.2f} | {cold['max']:.2f} | <= 15 |")
-    print(f"| warm judgment, s (n={warm['n']}) | {warm['median']:.2f} | {warm['min']:.2f} | {warm['max']:.2f} | <= 3 |")
-    print(f"| {a.batch} candidates with cudal1 bench, s | {out['batch_s']:.1f} | | | |")
-    print(f"| {a.batch} candidates one by one, fresh builds, s{how} | {total_single:.1f} | | | |")
-    print(f"| throughput, bench over one by one | {total_single / out['batch_s']:.2f}x | | | >= 5x |")
+    row = lambda name, st, target: print(f"| {name} (n={st['n']}) | {st['median']:.2f} | {st['min']:.2f} | {st['max']:.2f} | {target} |")
+    if bare:
+        row("torch's load_inline alone, s", bare, "")
+    if cold:
+        row("cold build + judgment, s", cold, "<= 15")
+    if warm:
+        row("warm judgment, s", warm, "<= 3")
+    singles = out.get("one_by_one_s") or out["cold_s"]  # --singles 0: the cold runs had a fresh build each
+    if "batch_s" in out and singles:
+        measured_all = len(out.get("one_by_one_s", [])) == a.batch
+        total_single = sum(singles) if measured_all else statistics.mean(singles) * a.batch
+        how = "" if measured_all else (f" (mean of {len(singles)} judged one by one, times {a.batch})"
+                                       if out.get("one_by_one_s") else f" (mean of the {len(singles)} cold runs, times {a.batch})")
+        print(f"| {a.batch} candidates with cudal1 bench, s | {out['batch_s']:.1f} | | | |")
+        print(f"| {a.batch} candidates one by one, fresh builds, s{how} | {total_single:.1f} | | | |")
+        print(f"| throughput, bench over one by one | {total_single / out['batch_s']:.2f}x | | | >= 5x |")
     return 0
 
 

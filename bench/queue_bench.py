@@ -56,6 +56,8 @@ def main():
     judge = [x for x in judge if x != "--"] + ["--backend", a.backend]
     staged = os.path.join(ROOT, "build", "redis")
     env = dict(os.environ)
+    # The server and its worker share a secret (jobs and results are signed).
+    os.environ.setdefault("CUDAL1_REDIS_SECRET", "queue-bench-" + os.urandom(16).hex())
     if os.path.isdir(staged):
         env["PATH"] = staged + os.pathsep + env["PATH"]
         env["LD_LIBRARY_PATH"] = os.path.join(staged, "lib") + os.pathsep + env.get("LD_LIBRARY_PATH", "")

@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev             # JSON for the worker protocol and reports
   libsqlite3-dev                 # the results store
   libcurl4-openssl-dev           # the LLM client (HTTP/HTTPS)
+  libssl-dev                     # HMAC signatures of the Redis queue's jobs and results
   libcpp-httplib-dev             # HTTP servers: the replay LLM server, cudal1 serve
   libhiredis-dev                 # Redis client (linked statically): judging spread over GPUs and hosts
   redis-server                   # the queue's tests run a real Redis

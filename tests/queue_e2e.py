@@ -7,6 +7,9 @@
   - every job ends with exactly one result: each is correct, the store holds
     six judgments, nothing stays pending; a job already judged is answered
     from its result without a worker;
+  - jobs and results are signed: a job put on the stream without the
+    server's signature is dropped unrun, and a result forged into Redis for a
+    wrong kernel is not taken (the kernel is judged, and found incorrect);
   - prints judgments per minute and the latency (figures, not asserted).
 
 Usage: queue_e2e.py CUDAL1 SOURCE_DIR
@@ -26,6 +29,8 @@ CUDAL1, SRC = sys.argv[1], sys.argv[2]
 TMP = tempfile.mkdtemp(prefix="queue-e2e-")
 JUDGE = ["--backend", "cpu", "--time-budget", "0.3", "--timeout", "3", "--recheck-above", "0", "--recheck-above-best", "0"]
 procs, failures = [], []
+# The secret the server and its workers share (jobs and results are signed with it).
+os.environ["CUDAL1_REDIS_SECRET"] = "queue-e2e-secret-0123456789"
 
 
 def check(cond, what):
@@ -121,7 +126,9 @@ def main():
     check(stored == (n, n), f"the store holds exactly one judgment per job ({stored[0]} judgments, {stored[1]} candidates)")
     pending = redis_cli(port, "XPENDING", "cudal1:jobs", "cudal1:workers").split("\n")[0].strip()
     check(pending == "0", f"nothing stays pending on the stream ({pending})")
-    results = [json.loads(redis_cli(port, "GET", k).strip() or "{}") for k in redis_cli(port, "KEYS", "cudal1:result:*").split()]
+    # Stored signed: {"result": TEXT, "sig": HMAC}.
+    results = [json.loads(json.loads(redis_cli(port, "GET", k).strip() or '{"result": "{}"}')["result"])
+               for k in redis_cli(port, "KEYS", "cudal1:result:*").split()]
     by_worker = {}
     for r in results:
         by_worker[r.get("worker")] = by_worker.get(r.get("worker"), 0) + 1
@@ -154,6 +161,24 @@ def main():
     b2 = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     check(b2.returncode == 0 and "3 items were already in the run" in (b2.stdout + b2.stderr),
           "the same bench command again finds everything in its run")
+
+    # Signatures: an unsigned job is never run; a forged result is not taken.
+    marker = os.path.join(TMP, "pwned")
+    evil = task.replace("import torch", f"import torch\nopen({marker!r}, 'w').write('ran')", 1)
+    redis_cli(port, "XADD", "cudal1:jobs", "*", "key", "f" * 64, "job",
+              json.dumps({"task_name": "swish", "task_source": evil, "code": correct, "format": "cpp", "options": {}}),
+              "sig", "0" * 64)
+    wrong = open(os.path.join(SRC, "examples/swish/cpu/wrong.cpp")).read()
+    import hashlib
+    key = hashlib.sha256(b"".join(x.encode() + b"\0" for x in (task, "cpp", wrong, "{}"))).hexdigest()
+    redis_cli(port, "SET", "cudal1:result:" + key,
+              json.dumps({"result": json.dumps({"state": "done", "judgment": {"verdict": "correct", "speedup": 50}}),
+                          "sig": "0" * 64}))
+    s, b = call(base, "/v1/judge", {"task": "swish", "code": wrong})
+    check(b.get("verdict") == "incorrect", f"a result forged into Redis is not taken (verdict {b.get('verdict')}, "
+                                           f"speedup {b.get('speedup')})")
+    time.sleep(1.5)
+    check(not os.path.exists(marker), "a job without the server's signature is dropped, its task never imported")
 
     # The same code again: answered from the server's result, no worker needed.
     s, b = call(base, "/v1/judge", {"task": "swish", "code": "// variant 0\n" + correct})

@@ -161,6 +161,14 @@ def main():
         ("a bad option", dict(body={"task": "swish", "code": correct, "options": {"time_budget": 99}}), 400),
         ("no code field", dict(body={"task": "swish"}), 400),
         ("an empty batch", dict(body={"requests": []}, path="/v1/judge/batch"), 400),
+        ("a batch over --max-batch", dict(body={"requests": [{"task": "swish", "code": correct}] * 257},
+                                          path="/v1/judge/batch"), 413),
+        ("a KernelGYM field of the wrong type", dict(body={"task_id": "t", "reference_code": 5, "kernel_code": "x"},
+                                                     path="/evaluate"), 400),
+        ("a field of the wrong type", dict(body={"task": "swish", "code": correct, "fresh": "yes"}), 400),
+        ("a KernelGYM task_id reused for other code", dict(body={"task_id": "kg-1", "reference_code": ref,
+                                                                 "kernel_code": "class ModelNew: pass"},
+                                                           path="/evaluate"), 409),
     ]
     for what, kw, want in bad:
         path = kw.pop("path", "/v1/judge")

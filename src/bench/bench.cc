@@ -145,7 +145,7 @@ status store_outcome(size_t i, const json& outcome, const std::vector<bench_item
 status run_remote(const std::vector<bench_item>& items, const std::vector<bool>& wanted,
                   const std::vector<judgment_key>& keys, const bench_options& options, store& st, bench_tally& tally,
                   bench_progress& progress, const std::atomic<bool>& stop) {
-  auto q = job_queue::open(options.redis_url, options.redis_prefix);
+  auto q = job_queue::open(options.redis_url, options.redis_secret, options.redis_prefix);
   if (!q) return q.err();
   const judge_options& o = options.judge;
   json job_options = {{"profile", o.profile}, {"precision", o.precision}, {"baseline", o.baseline}};

@@ -26,6 +26,7 @@ struct bench_options {
   /// per GPU, any host) instead of being judged here.
   std::string redis_url;
   std::string redis_prefix = "cudal1";
+  std::string redis_secret;  // signs jobs and checks results (read_queue_secret())
 };
 
 /// How a bench run went, for the progress display and the exit status.

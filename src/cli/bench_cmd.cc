@@ -12,6 +12,7 @@
 #include "bench/bench.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "queue/job_queue.h"
 #include "report/run_summary.h"
 
 namespace cudal1 {
@@ -49,6 +50,9 @@ options:
                       for `cudal1 worker`s, one per GPU on any host, and store
                       their results as they come (give --backend: the workers')
   --redis-prefix P    the queue's key prefix (default cudal1)
+  --redis-secret-file FILE  the secret the server and workers share (first
+                      line, 16 bytes or more; else $CUDAL1_REDIS_SECRET): jobs
+                      and results are signed with it
   --json FILE         also write each outcome judged now as a JSON line
   -q, --quiet         no line per item (the summary stays)
 
@@ -118,7 +122,7 @@ class line_progress : public bench_progress {
 
 int run_bench(const args_t& args) {
   bench_options opt;
-  std::string candidates, jsonl, store_path, json_path;
+  std::string candidates, jsonl, store_path, json_path, redis_secret_file;
   bool quiet = false;
   std::vector<std::string> positional;
   option_reader r{args, 0, ""};
@@ -137,6 +141,7 @@ int run_bench(const args_t& args) {
     else if (flag == "--jobs") ok = r.integer(&opt.jobs, 1);
     else if (flag == "--redis") ok = r.value(&opt.redis_url);
     else if (flag == "--redis-prefix") ok = r.value(&opt.redis_prefix);
+    else if (flag == "--redis-secret-file") ok = r.value(&redis_secret_file);
     else if (flag == "--json") ok = r.value(&json_path);
     else if (read_judge_option(r, opt.judge, &ok)) {
     } else if (!a.empty() && a[0] == '-') return usage_error("unknown option " + a + " (see cudal1 bench --help)");
@@ -152,6 +157,11 @@ int run_bench(const args_t& args) {
     return usage_error("--backend must be auto, cpu or cuda, not '" + opt.judge.backend + "'");
   if (store_path.empty()) store_path = store::default_path();
   opt.baseline = opt.judge.baseline;
+  if (!opt.redis_url.empty()) {
+    auto secret = read_queue_secret(redis_secret_file);
+    if (!secret) return usage_error(secret.message());
+    opt.redis_secret = *secret;
+  }
 
   result<std::vector<bench_item>> items = make_error("");
   if (jsonl.empty()) {

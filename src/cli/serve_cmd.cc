@@ -8,6 +8,7 @@
 #include "base/fs.h"
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "queue/job_queue.h"
 #include "serve/server.h"
 #include "store/store.h"
 
@@ -42,6 +43,7 @@ an answer without code is scored as such (the reward's floor), not refused.
   --queue-limit N     jobs waiting or in progress before new requests get 429
                       with Retry-After (default 256)
   --max-code-bytes N  the largest code a request may send (default 262144; 413)
+  --max-batch N       the most requests in one batch (default 256; 413)
   --jobs N            compiles at once (default: one per CPU)
   --http-threads N    requests served at once (default 64; a synchronous
                       request holds one until its judgment is done)
@@ -50,6 +52,11 @@ an answer without code is scored as such (the reward's floor), not refused.
                       host, instead of judging here; give --backend (the
                       workers' device), as this host may have no GPU
   --redis-prefix P    the queue's key prefix (default cudal1)
+  --redis-secret-file FILE  the secret the server and its workers share (its
+                      first line, 16 bytes or more; else $CUDAL1_REDIS_SECRET):
+                      the server signs jobs and takes only results its workers
+                      signed, so write access to Redis alone neither runs code
+                      on the workers nor forges a reward
 
 Routes (JSON; errors are {"error": {"message", "status"}}):
   POST /v1/judge        {"task": NAME, "code": TEXT, "format": "cuda"|"cpp"|"modelnew",
@@ -82,7 +89,7 @@ struct serve_args {
 
 std::string read_args(const args_t& args, serve_args* out, bool* help) {
   option_reader r{args, 0, ""};
-  std::string reward;
+  std::string reward, redis_secret_file;
   int max_code = 0;
   for (; r.i < args.size(); ++r.i) {
     const std::string& a = args[r.i];
@@ -103,15 +110,26 @@ std::string read_args(const args_t& args, serve_args* out, bool* help) {
     else if (flag == "--reward") ok = r.value(&reward);
     else if (flag == "--queue-limit") ok = r.integer(&out->service.queue_limit, 1);
     else if (flag == "--max-code-bytes") ok = r.integer(&max_code, 1);
+    else if (flag == "--max-batch") {
+      int n = 0;
+      ok = r.integer(&n, 1);
+      out->server.max_batch = static_cast<size_t>(n);
+    }
     else if (flag == "--jobs") ok = r.integer(&out->service.compile_threads, 1);
     else if (flag == "--http-threads") ok = r.integer(&out->server.http_threads, 1);
     else if (flag == "--redis") ok = r.value(&out->service.redis_url);
     else if (flag == "--redis-prefix") ok = r.value(&out->service.redis_prefix);
+    else if (flag == "--redis-secret-file") ok = r.value(&redis_secret_file);
     else if (read_judge_option(r, out->service.judge, &ok)) {
     } else return "unknown argument " + a + " (see cudal1 serve --help)";
     if (!ok) return r.error;
   }
   if (out->task_paths.empty()) return "serve needs --tasks DIR (the tasks it judges; see cudal1 serve --help)";
+  if (!out->service.redis_url.empty()) {
+    auto secret = read_queue_secret(redis_secret_file);
+    if (!secret) return secret.message();
+    out->service.redis_secret = *secret;
+  }
   if (out->server.port > 65535) return "--port must be at most 65535";
   if (max_code > 0) out->server.limits.max_code_bytes = static_cast<size_t>(max_code);
   if (!reward.empty()) {

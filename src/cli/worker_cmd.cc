@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "queue/job_queue.h"
 #include "queue/worker.h"
 
 namespace cudal1 {
@@ -27,6 +28,9 @@ again; a job that already has a result is acknowledged without judging.
 
   --redis URL          redis://HOST[:PORT][/DB] (required)
   --prefix P           the queue's key prefix (default cudal1; the server's --redis-prefix)
+  --redis-secret-file FILE  the secret shared with the server (first line; else
+                       $CUDAL1_REDIS_SECRET): a job without the server's
+                       signature is dropped, never run
   --device N           the GPU this worker judges on (CUDA_VISIBLE_DEVICES=N; with
                        --cpu auto, both workers are pinned to CPU (last - N))
   --name NAME          this worker's name in the consumer group (default HOST-PID)
@@ -45,6 +49,7 @@ int run_worker_cmd(const args_t& args) {
   worker_options o;
   option_reader r{args, 0, ""};
   int device = -1;
+  std::string redis_secret_file;
   for (; r.i < args.size(); ++r.i) {
     const std::string& a = args[r.i];
     std::string flag = a.substr(0, a.find('='));
@@ -54,6 +59,7 @@ int run_worker_cmd(const args_t& args) {
       return 0;
     } else if (flag == "--redis") ok = r.value(&o.redis_url);
     else if (flag == "--prefix") ok = r.value(&o.prefix);
+    else if (flag == "--redis-secret-file") ok = r.value(&redis_secret_file);
     else if (flag == "--device") ok = r.integer(&device, 0);
     else if (flag == "--name") ok = r.value(&o.consumer);
     else if (flag == "--reclaim-after") ok = r.number(&o.reclaim_after_s, 1);
@@ -64,6 +70,9 @@ int run_worker_cmd(const args_t& args) {
     if (!ok) return usage_error(r.error);
   }
   if (o.redis_url.empty()) return usage_error("worker needs --redis URL (see cudal1 worker --help)");
+  auto secret = read_queue_secret(redis_secret_file);
+  if (!secret) return usage_error(secret.message());
+  o.secret = *secret;
   if (device >= 0) {
     setenv("CUDA_VISIBLE_DEVICES", std::to_string(device).c_str(), 1);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);

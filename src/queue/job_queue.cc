@@ -1,6 +1,14 @@
 #include "queue/job_queue.h"
 
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "base/fs.h"
 
 namespace cudal1 {
 
@@ -14,10 +22,48 @@ constexpr const char* kResultTtlS = "604800";  // a week
 
 }  // namespace
 
-result<job_queue> job_queue::open(const std::string& url, const std::string& prefix) {
+result<std::string> read_queue_secret(const std::string& file) {
+  std::string secret;
+  if (!file.empty()) {
+    auto text = read_file(file);
+    if (!text) return make_error("--redis-secret-file: " + text.message());
+    secret = text->substr(0, text->find('\n'));
+  } else if (const char* env = std::getenv("CUDAL1_REDIS_SECRET")) {
+    secret = env;
+  }
+  if (secret.empty())
+    return make_error("--redis needs a shared secret, the same for the server and its workers: --redis-secret-file FILE "
+                      "or $CUDAL1_REDIS_SECRET (jobs and results are signed with it)");
+  if (secret.size() < 16) return make_error("the Redis secret is shorter than 16 bytes");
+  return secret;
+}
+
+std::string job_queue::sign(const std::string& key, const std::string& text) const {
+  std::string data = key + '\n' + text;
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), secret_.data(), static_cast<int>(secret_.size()), reinterpret_cast<const unsigned char*>(data.data()),
+       data.size(), mac, &len);
+  std::string hex;
+  char b[3];
+  for (unsigned int i = 0; i < len; ++i) {
+    std::snprintf(b, sizeof b, "%02x", mac[i]);
+    hex += b;
+  }
+  return hex;
+}
+
+namespace {
+bool same_mac(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+}  // namespace
+
+result<job_queue> job_queue::open(const std::string& url, const std::string& secret, const std::string& prefix) {
+  if (secret.empty()) return make_error("the Redis queue needs a shared secret");
   auto c = redis_client::connect(url);
   if (!c) return c.err();
-  job_queue q(std::move(*c), prefix);
+  job_queue q(std::move(*c), secret, prefix);
   auto made = q.redis_.command({"XGROUP", "CREATE", q.stream(), q.group(), "0", "MKSTREAM"});
   if (!made && made.message().find("BUSYGROUP") == std::string::npos) return made.err();
   return q;
@@ -27,18 +73,31 @@ result<std::string> job_queue::enqueue(const std::string& key, const json& job) 
   // The stream is trimmed to the newest ~100k entries; pending ones are kept
   // by the group even when trimmed from the stream's head? No: XADD MAXLEN
   // trims entries, so the limit is far above any queue this server allows.
-  auto id = redis_.command({"XADD", stream(), "MAXLEN", "~", "100000", "*", "key", key, "job", job.dump()});
+  std::string text = job.dump();
+  auto id = redis_.command(
+      {"XADD", stream(), "MAXLEN", "~", "100000", "*", "key", key, "job", text, "sig", sign(key, text)});
   if (!id) return id.err();
   return id->text;
+}
+
+// A stored result is {"result": TEXT, "sig": HMAC(key, TEXT)}.
+std::optional<json> job_queue::verified_result(const std::string& key, const std::string& stored) const {
+  json wrapper = json::parse(stored, nullptr, false);
+  if (!wrapper.is_object() || !wrapper.contains("result") || !wrapper["result"].is_string() || !wrapper.contains("sig") ||
+      !wrapper["sig"].is_string())
+    return std::nullopt;
+  const std::string text = wrapper["result"].get<std::string>();
+  if (!same_mac(wrapper["sig"].get<std::string>(), sign(key, text))) return std::nullopt;
+  json r = json::parse(text, nullptr, false);
+  if (r.is_discarded()) return std::nullopt;
+  return r;
 }
 
 result<std::optional<json>> job_queue::result_of(const std::string& key) {
   auto v = redis_.command({"GET", prefix_ + ":result:" + key});
   if (!v) return v.err();
   if (v->is_nil()) return std::optional<json>();
-  json j = json::parse(v->text, nullptr, false);
-  if (j.is_discarded()) return make_error("the result of " + key + " in Redis is not JSON");
-  return std::optional<json>(std::move(j));
+  return verified_result(key, v->text);  // a forged or damaged value counts as no result
 }
 
 // An entry: [id, [field, value, ...]].
@@ -47,11 +106,21 @@ std::optional<queued_job> job_queue::parse_entry(const redis_value& entry) {
   queued_job q;
   q.entry_id = entry.items[0].text;
   const auto& fields = entry.items[1].items;
+  std::string text, sig;
   for (size_t i = 0; i + 1 < fields.size(); i += 2) {
     if (fields[i].text == "key") q.key = fields[i + 1].text;
-    if (fields[i].text == "job") q.job = json::parse(fields[i + 1].text, nullptr, false);
+    if (fields[i].text == "job") text = fields[i + 1].text;
+    if (fields[i].text == "sig") sig = fields[i + 1].text;
   }
   if (q.entry_id.empty()) return std::nullopt;
+  if (!same_mac(sig, sign(q.key, text))) {
+    // Not the server's: acknowledged so that no worker takes it again, never run.
+    std::fprintf(stderr, "cudal1 queue: dropped job %s: its signature is not the server's (is the secret the same?)\n",
+                 q.entry_id.c_str());
+    (void)redis_.command({"XACK", stream(), group(), q.entry_id});
+    return std::nullopt;
+  }
+  q.job = json::parse(text, nullptr, false);
   return q;
 }
 
@@ -86,8 +155,18 @@ status job_queue::keep_alive(const std::string& consumer, const std::string& ent
 
 status job_queue::finish(const queued_job& job, const json& result) {
   // The first result written stands (a reclaimed job judged twice keeps one).
-  auto set = redis_.command({"SET", prefix_ + ":result:" + job.key, result.dump(), "NX", "EX", kResultTtlS});
-  if (!set) return set.err();
+  // A failure (cudal1 could not judge) is kept ten minutes, long enough for
+  // the server to collect it, not a week of answering the same request.
+  const char* ttl = result.value("state", "") == "done" ? kResultTtlS : "600";
+  const std::string key = prefix_ + ":result:" + job.key;
+  auto existing = redis_.command({"GET", key});
+  if (!existing) return existing.err();
+  if (existing->is_nil() || !verified_result(job.key, existing->text)) {  // a forged value is replaced
+    std::string text = result.dump();
+    json wrapper = {{"result", text}, {"sig", sign(job.key, text)}};
+    auto set = redis_.command({"SET", key, wrapper.dump(), "EX", ttl});
+    if (!set) return set.err();
+  }
   auto ack = redis_.command({"XACK", stream(), group(), job.entry_id});
   if (!ack) return ack.err();
   return ok_status();

@@ -10,6 +10,11 @@
 //   PREFIX:result:KEY     the result (JSON), kept a week: {"state": "done",
 //                         "judgment": ...} or {"state": "failed", "error": ...}
 //
+// Jobs and results are signed (HMAC-SHA256 with a secret the server and the
+// workers share): a worker judges only a job the server signed, and the
+// server takes only a result a worker signed, so write access to Redis alone
+// neither runs code on the workers nor forges a reward.
+//
 // Delivery is at least once: a job stays pending until its worker
 // acknowledges it after writing the result; a job whose worker stopped
 // acknowledging (no keep-alive for reclaim_after seconds: the worker died)
@@ -29,6 +34,10 @@
 
 namespace cudal1 {
 
+/// Reads a shared secret: the file's first line (at least 16 bytes), else
+/// $CUDAL1_REDIS_SECRET. Errors: neither given, too short, unreadable.
+result<std::string> read_queue_secret(const std::string& file);
+
 struct queued_job {
   std::string entry_id, key;
   nlohmann::json job;
@@ -37,15 +46,19 @@ struct queued_job {
 
 class job_queue {
  public:
-  /// Connects and creates the stream and its group when missing.
-  static result<job_queue> open(const std::string& url, const std::string& prefix = "cudal1");
+  /// Connects and creates the stream and its group when missing. `secret`:
+  /// the shared signing key (required: an empty one is an error).
+  static result<job_queue> open(const std::string& url, const std::string& secret, const std::string& prefix = "cudal1");
 
   result<std::string> enqueue(const std::string& key, const nlohmann::json& job);
-  /// The job's result when a worker has written it.
+  /// The job's result when a worker has written it and signed it; a value
+  /// without a valid signature counts as none.
   result<std::optional<nlohmann::json>> result_of(const std::string& key);
 
   /// The next job for `consumer`: first one another worker left pending for
-  /// `reclaim_after_s` seconds, else a new one, waiting up to `block_s`.
+  /// `reclaim_after_s` seconds, else a new one, waiting up to `block_s`. A
+  /// job without the server's signature is acknowledged and dropped (with a
+  /// line on stderr), never returned.
   result<std::optional<queued_job>> next(const std::string& consumer, double block_s, double reclaim_after_s);
   /// Resets the job's idle time, so that no other worker reclaims it while
   /// this one is judging it.
@@ -58,11 +71,15 @@ class job_queue {
   redis_client& client() { return redis_; }
 
  private:
-  job_queue(redis_client c, std::string prefix) : redis_(std::move(c)), prefix_(std::move(prefix)) {}
+  job_queue(redis_client c, std::string secret, std::string prefix)
+      : redis_(std::move(c)), secret_(std::move(secret)), prefix_(std::move(prefix)) {}
+  std::string sign(const std::string& key, const std::string& text) const;
   std::string stream() const { return prefix_ + ":jobs"; }
   std::string group() const { return prefix_ + ":workers"; }
   std::optional<queued_job> parse_entry(const redis_value& entry);
+  std::optional<nlohmann::json> verified_result(const std::string& key, const std::string& stored) const;
   redis_client redis_;
+  std::string secret_;
   std::string prefix_;
 };
 

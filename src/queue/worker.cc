@@ -45,7 +45,7 @@ class keep_alive {
  public:
   keep_alive(const worker_options& o, const std::string& entry_id) {
     thread_ = std::thread([this, o, entry_id] {
-      auto q = job_queue::open(o.redis_url, o.prefix);
+      auto q = job_queue::open(o.redis_url, o.secret, o.prefix);
       std::unique_lock<std::mutex> lock(mutex_);
       while (!done_) {
         if (changed_.wait_for(lock, std::chrono::duration<double>(o.reclaim_after_s / 3), [this] { return done_; })) break;
@@ -104,7 +104,7 @@ json judge_job(const worker_options& o, const queued_job& job, const std::string
 result<int> run_worker(const worker_options& options, const std::atomic<bool>* stop) {
   worker_options o = options;
   if (o.consumer.empty()) o.consumer = default_consumer();
-  auto q = job_queue::open(o.redis_url, o.prefix);
+  auto q = job_queue::open(o.redis_url, o.secret, o.prefix);
   if (!q) return q.err();
   auto scratch = make_temp_dir("cudal1-worker");
   if (!scratch) return scratch.err();

@@ -16,6 +16,7 @@ namespace cudal1 {
 struct worker_options {
   std::string redis_url;
   std::string prefix = "cudal1";
+  std::string secret;             // the server's: jobs without its signature are never run
   std::string consumer;           // this worker's name in the group (default: host-pid)
   judge_options judge;
   double reclaim_after_s = 60;    // a job pending this long without keep-alive is taken over

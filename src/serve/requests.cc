@@ -84,7 +84,13 @@ parsed<taken_code> take_code(const std::string& text, const std::string& format_
                         std::to_string(limits.max_code_bytes) + " (--max-code-bytes)");
   std::string native = limits.backend == "cuda" ? "cuda" : "cpp";
   std::string format = format_asked;
-  if (format.empty()) format = text.find("class ModelNew") != std::string::npos ? "modelnew" : native;
+  // No format given: a native candidate defines cudal1_forward (a C++ file
+  // may well mention "class ModelNew" in a comment), else a ModelNew class
+  // makes it Python.
+  if (format.empty())
+    format = text.find("cudal1_forward") == std::string::npos && text.find("class ModelNew") != std::string::npos
+                 ? "modelnew"
+                 : native;
   if (format != "cuda" && format != "cpp" && format != "modelnew")
     return bad(400, "unknown format '" + format + "' (cuda, cpp or modelnew)");
   if (format != "modelnew" && format != native)

@@ -60,6 +60,9 @@ TEST(TakeCodeTest, FormatsCodeBlocksAndLimits) {
   EXPECT_EQ(t.format, "cuda");
   t = std::get<taken_code>(take_code("import torch\nclass ModelNew: pass\n", "", cuda));
   EXPECT_EQ(t.format, "modelnew");
+  // A native answer that mentions the Python class in a comment stays native.
+  t = std::get<taken_code>(take_code("// a port of a class ModelNew\nint cudal1_forward() {}", "", cuda));
+  EXPECT_EQ(t.format, "cuda");
   t = std::get<taken_code>(take_code("## Code Implementation\n```cuda\nint cudal1_forward() {}\n```\n", "", cuda));
   EXPECT_TRUE(t.has_code);
   EXPECT_EQ(t.code, "int cudal1_forward() {}\n");

@@ -3,12 +3,14 @@
 #include <cmath>
 #include <condition_variable>
 #include <ctime>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "base/http_server.h"
+#include "base/sha256.h"
 
 namespace cudal1 {
 
@@ -76,7 +78,20 @@ struct judge_server::impl {
   std::mutex mutex;
   std::condition_variable changed;
   bool stopping = false;
-  std::map<std::string, std::string> kernelgym_ids;  // KernelGYM task_id -> job id
+  // KernelGYM task ids, per client (its bearer token): id -> job id and the
+  // request's content, oldest first for trimming.
+  struct kernelgym_entry {
+    std::string job_id, content;
+  };
+  std::map<std::string, kernelgym_entry> kernelgym_ids;
+  std::deque<std::string> kernelgym_order;
+  std::string kernelgym_key(const httplib::Request& req, const std::string& task_id) const {
+    return req.get_header_value("Authorization") + "\n" + task_id;
+  }
+  // Claims `task_id` for this client's request: a task id already used for
+  // other content is refused (409), so no client's result is replaced.
+  void claim_kernelgym_id(const httplib::Request& req, const std::string& task_id, const json& task);
+  void bind_kernelgym_id(const httplib::Request& req, const std::string& task_id, const std::string& job_id, const json& task);
   std::map<std::string, int64_t> requests_by_route;   // "POST /v1/judge 200" -> count
 
   void add_routes();
@@ -95,7 +110,7 @@ struct judge_server::impl {
   json openrlhf(const json& body);
   json slime(const json& body);
   json kernelgym_result(const std::string& task_id, const json& job);
-  json kernelgym_evaluate(const json& body);
+  json kernelgym_evaluate(const httplib::Request& req, const json& body);
   std::string metrics_text();
 };
 
@@ -123,6 +138,9 @@ void judge_server::impl::count(const httplib::Request& req, int status) {
 
 std::vector<judge_server::impl::queued> judge_server::impl::submit(const std::vector<json>& bodies,
                                                                    const std::string& client) {
+  if (bodies.size() > options.max_batch)
+    throw http_failure{413, std::to_string(bodies.size()) + " requests in one batch; this server takes at most " +
+                                std::to_string(options.max_batch) + " (--max-batch)"};
   std::vector<queued> out(bodies.size());
   std::vector<judge_request> requests;
   std::vector<size_t> slots;
@@ -242,19 +260,48 @@ json judge_server::impl::kernelgym_result(const std::string& task_id, const json
   return out;
 }
 
-json judge_server::impl::kernelgym_evaluate(const json& body) {
-  if (!body.is_object() || !body.contains("task_id") || !body["task_id"].is_string() || !body.contains("kernel_code"))
-    throw http_failure{400, "KernelGYM's request has \"task_id\", \"reference_code\" and \"kernel_code\""};
-  json ours = {{"reference_code", body.value("reference_code", "")}, {"code", body["kernel_code"]}};
-  if (body.contains("precision")) ours["options"] = {{"precision", body["precision"]}};
-  if (body.contains("num_correct_trials")) ours["options"]["trials"] = body["num_correct_trials"];
-  if (body.value("force_refresh", false)) ours["fresh"] = true;
-  auto qs = submit({ours}, "kernelgym");
-  std::string task_id = body["task_id"].get<std::string>();
-  if (!qs[0].job_id.empty()) {
-    std::lock_guard<std::mutex> lock(mutex);
-    kernelgym_ids[task_id] = qs[0].job_id;
+std::string kernelgym_content(const json& task) {
+  return sha256_hex(task.value("reference_code", "") + '\0' + task.value("kernel_code", "") + '\0' +
+                    task.value("precision", "") + '\0' + json(task.value("num_correct_trials", 0)).dump());
+}
+
+void judge_server::impl::claim_kernelgym_id(const httplib::Request& req, const std::string& task_id, const json& task) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = kernelgym_ids.find(kernelgym_key(req, task_id));
+  if (it != kernelgym_ids.end() && it->second.content != kernelgym_content(task))
+    throw http_failure{409, "task_id " + task_id + " was used for another request; use a new id"};
+}
+
+void judge_server::impl::bind_kernelgym_id(const httplib::Request& req, const std::string& task_id, const std::string& job_id,
+                                           const json& task) {
+  std::lock_guard<std::mutex> lock(mutex);
+  std::string key = kernelgym_key(req, task_id);
+  if (!kernelgym_ids.count(key)) kernelgym_order.push_back(key);
+  kernelgym_ids[key] = {job_id, kernelgym_content(task)};
+  while (kernelgym_order.size() > 10000) {  // as many as the service keeps jobs
+    kernelgym_ids.erase(kernelgym_order.front());
+    kernelgym_order.pop_front();
   }
+}
+
+// KernelGYM's request, checked: its fields' types, then cudal1's request.
+json kernelgym_request(const json& t) {
+  if (!t.is_object() || !t.contains("task_id") || !t["task_id"].is_string() || !t.contains("kernel_code") ||
+      !t["kernel_code"].is_string() || (t.contains("reference_code") && !t["reference_code"].is_string()))
+    throw http_failure{400, "KernelGYM's request has \"task_id\", \"reference_code\" and \"kernel_code\", all strings"};
+  json ours = {{"reference_code", t.value("reference_code", "")}, {"code", t["kernel_code"]}};
+  if (t.contains("precision")) ours["options"]["precision"] = t["precision"];
+  if (t.contains("num_correct_trials")) ours["options"]["trials"] = t["num_correct_trials"];
+  if (t.contains("force_refresh") && t["force_refresh"].is_boolean() && t["force_refresh"].get<bool>()) ours["fresh"] = true;
+  return ours;
+}
+
+json judge_server::impl::kernelgym_evaluate(const httplib::Request& req, const json& body) {
+  json ours = kernelgym_request(body);
+  std::string task_id = body["task_id"].get<std::string>();
+  claim_kernelgym_id(req, task_id, body);
+  auto qs = submit({ours}, "kernelgym");
+  if (!qs[0].job_id.empty()) bind_kernelgym_id(req, task_id, qs[0].job_id, body);
   return kernelgym_result(task_id, finished(qs[0]));
 }
 
@@ -304,6 +351,8 @@ void judge_server::impl::add_routes() {
       } catch (const http_failure& f) {
         if (f.status == 401) res.set_header("WWW-Authenticate", "Bearer");
         send_error(res, f);
+      } catch (const json::exception& e) {  // a field of the wrong type in the request
+        send_error(res, {400, std::string("a field of the request has the wrong type: ") + e.what()});
       } catch (const std::exception& e) {
         send_error(res, {500, std::string("the server failed: ") + e.what()});
       }
@@ -356,7 +405,7 @@ void judge_server::impl::add_routes() {
     send_json(res, 200, slime(parse_body(req)));
   }));
   server.Post("/evaluate", route(false, [this](const httplib::Request& req, httplib::Response& res) {
-    send_json(res, 200, kernelgym_evaluate(parse_body(req)));
+    send_json(res, 200, kernelgym_evaluate(req, parse_body(req)));
   }));
   server.Post("/evaluate/batch", route(false, [this](const httplib::Request& req, httplib::Response& res) {
     json body = parse_body(req);
@@ -366,18 +415,15 @@ void judge_server::impl::add_routes() {
     // Queued together (compiled in parallel), then waited for in order.
     std::vector<json> ours;
     for (const auto& t : body["tasks"]) {
-      if (!t.is_object() || !t.contains("task_id") || !t["task_id"].is_string() || !t.contains("kernel_code"))
-        throw http_failure{400, "each KernelGYM task has \"task_id\", \"reference_code\" and \"kernel_code\""};
-      ours.push_back({{"reference_code", t.value("reference_code", "")}, {"code", t["kernel_code"]}});
+      ours.push_back(kernelgym_request(t));
+      claim_kernelgym_id(req, t["task_id"].get<std::string>(), t);
     }
     auto qs = submit(ours, "kernelgym");
     int completed = 0, failed = 0;
     for (size_t i = 0; i < qs.size(); ++i) {
-      std::string id = body["tasks"][i]["task_id"].get<std::string>();
-      if (!qs[i].job_id.empty()) {
-        std::lock_guard<std::mutex> lock(mutex);
-        kernelgym_ids[id] = qs[i].job_id;
-      }
+      const json& t = body["tasks"][i];
+      std::string id = t["task_id"].get<std::string>();
+      if (!qs[i].job_id.empty()) bind_kernelgym_id(req, id, qs[i].job_id, t);
       json r = kernelgym_result(id, finished(qs[i]));
       (r["status"] == "completed" ? completed : failed)++;
       results.push_back(r);
@@ -391,9 +437,9 @@ void judge_server::impl::add_routes() {
     std::string job_id;
     {
       std::lock_guard<std::mutex> lock(mutex);
-      auto it = kernelgym_ids.find(task_id);
+      auto it = kernelgym_ids.find(kernelgym_key(req, task_id));  // only the client's own ids
       if (it == kernelgym_ids.end()) throw http_failure{404, "no task " + task_id};
-      job_id = it->second;
+      job_id = it->second.job_id;
     }
     auto v = service->get(job_id);
     if (!v) throw http_failure{404, "task " + task_id + " is no longer kept"};

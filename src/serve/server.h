@@ -32,6 +32,7 @@ struct server_options {
   std::vector<std::string> tokens;   // accepted bearer tokens; empty: no authentication
   request_limits limits;
   double wait_timeout_s = 3600;      // longest a synchronous request waits for its judgment
+  size_t max_batch = 256;            // requests in one batch (a batch route, OpenRLHF's queries); more get 413
   int http_threads = 64;
 };
 

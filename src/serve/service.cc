@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 
 #include "base/fs.h"
@@ -20,7 +21,7 @@ struct judge_service::job {
   std::string id, key, code_path;
   judge_request req;
   std::string state = "queued", error, verdict;
-  json judgment;
+  std::shared_ptr<const json> judgment;  // shared by the jobs answered from it
   std::optional<double> speedup;
   double reward = 0;
   bool cached = false;
@@ -106,9 +107,9 @@ result<std::unique_ptr<judge_service>> judge_service::start(const service_option
   s->counters_.latency_counts.assign(s->counters_.latency_buckets_s.size(), 0);
   if (!options.redis_url.empty()) {
     s->remote_ = std::make_unique<remote>();
-    auto a = job_queue::open(options.redis_url, options.redis_prefix);
+    auto a = job_queue::open(options.redis_url, options.redis_secret, options.redis_prefix);
     if (!a) return a.err();
-    auto b = job_queue::open(options.redis_url, options.redis_prefix);
+    auto b = job_queue::open(options.redis_url, options.redis_secret, options.redis_prefix);
     if (!b) return b.err();
     s->remote_->submit_queue.emplace(std::move(*a));
     s->remote_->collect_queue.emplace(std::move(*b));
@@ -174,9 +175,11 @@ result<std::vector<std::string>> judge_service::submit(std::vector<judge_request
       j->judgment = e.judgment;
       j->verdict = e.verdict;
       j->speedup = e.speedup;
-      j->reward = reward_of(j->req.reward, j->judgment);
+      j->reward = reward_of(j->req.reward, *j->judgment);
       j->ended = clock_type::now();
       ++counters_.cache_hits;
+      j->req.code.clear();  // a finished job keeps no code (memory: up to keep_jobs of them)
+      j->req.task_source.clear();
       finished_order_.push_back(j->id);
     } else if (remote_) {
       // On the queue; a fresh request gets a key of its own, so that a
@@ -188,16 +191,16 @@ result<std::vector<std::string>> judge_service::submit(std::vector<judge_request
       remote_->outstanding.push_back(j);
       ++counters_.queued;
     } else {
-      j->code_path = scratch_ + "/" + j->key.substr(0, 24) + extension_of(j->req.format);
-      if (!file_exists(j->code_path)) {
-        if (auto w = write_file_atomic(j->code_path, j->req.code); !w) return w.err();
-      }
+      // A file per job, removed once judged (compiles are cached by content).
+      j->code_path = scratch_ + "/" + j->id + extension_of(j->req.format);
+      if (auto w = write_file_atomic(j->code_path, j->req.code); !w) return w.err();
       to_compile_.push_back(j);
       ++counters_.queued;
     }
     jobs_[j->id] = j;
     ids.push_back(j->id);
   }
+  trim_finished();  // answers from earlier judgments are finished jobs too
   changed_.notify_all();
   return ids;
 }
@@ -244,6 +247,7 @@ void judge_service::judge_loop() {
     changed_.notify_all();
     auto started = clock_type::now();
     auto out = judge_candidate(j->req.task_path, j->code_path, merged_options(opt_.judge, j->req.options), quiet);
+    std::remove(j->code_path.c_str());
     double judged_s = std::chrono::duration<double>(clock_type::now() - started).count();
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -301,13 +305,19 @@ void judge_service::finish(const std::shared_ptr<job>& j, json judgment, const s
       ++counters_.verdicts["error"];
     } else {
       j->state = "done";
-      j->judgment = std::move(judgment);
-      j->verdict = j->judgment.value("verdict", "");
-      if (j->judgment.contains("speedup") && j->judgment["speedup"].is_number())
-        j->speedup = j->judgment["speedup"].get<double>();
-      j->reward = reward_of(j->req.reward, j->judgment);
+      j->judgment = std::make_shared<const json>(std::move(judgment));
+      const json& jj = *j->judgment;
+      j->verdict = jj.value("verdict", "");
+      if (jj.contains("speedup") && jj["speedup"].is_number()) j->speedup = jj["speedup"].get<double>();
+      j->reward = reward_of(j->req.reward, jj);
       ++counters_.verdicts[j->verdict];
-      done_by_key_[j->key] = j->id;
+      // Later identical requests are answered from this judgment only when
+      // it was not asked "fresh" (a client re-judging until a lucky result
+      // must not set it for everyone) and its verdict does not hang on a
+      // noisy moment: a timeout, a runtime error or a rejection (a clock or
+      // re-check verdict) is judged again when asked again.
+      bool settled = j->verdict == "correct" || j->verdict == "incorrect" || j->verdict == "compile_error";
+      if (settled && !j->req.fresh && !done_by_key_.count(j->key)) done_by_key_[j->key] = j->id;
     }
     double s = std::chrono::duration<double>(j->ended - j->submitted).count();
     ++counters_.latency_count;
@@ -315,19 +325,28 @@ void judge_service::finish(const std::shared_ptr<job>& j, json judgment, const s
     for (size_t b = 0; b < counters_.latency_buckets_s.size(); ++b)
       if (s <= counters_.latency_buckets_s[b]) ++counters_.latency_counts[b];
     finished_order_.push_back(j->id);
-    // Only the newest finished jobs are kept for GET /v1/jobs/ID.
-    while (finished_order_.size() > opt_.keep_jobs) {
-      auto old = jobs_.find(finished_order_.front());
-      if (old != jobs_.end()) {
-        auto k = done_by_key_.find(old->second->key);
-        if (k != done_by_key_.end() && k->second == old->first) done_by_key_.erase(k);
-        jobs_.erase(old);
-      }
-      finished_order_.pop_front();
-    }
+    trim_finished();
   }
   if (error.empty()) record(*j);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    j->req.code.clear();  // a finished job keeps no code (memory: up to keep_jobs of them)
+    j->req.task_source.clear();
+  }
   changed_.notify_all();
+}
+
+// Only the newest finished jobs are kept for GET /v1/jobs/ID (under mutex_).
+void judge_service::trim_finished() {
+  while (finished_order_.size() > opt_.keep_jobs) {
+    auto old = jobs_.find(finished_order_.front());
+    if (old != jobs_.end()) {
+      auto k = done_by_key_.find(old->second->key);
+      if (k != done_by_key_.end() && k->second == old->first) done_by_key_.erase(k);
+      jobs_.erase(old);
+    }
+    finished_order_.pop_front();
+  }
 }
 
 // Runs on the judging thread only: the store's handle is used by no other.
@@ -338,8 +357,8 @@ void judge_service::record(const job& j) {
   if (!task_hash) return;
   auto cand = db.put_candidate(*task_hash, j.req.format, j.req.code, "serve:" + j.req.client);
   if (!cand) return;
-  (void)db.record_judgment({store_->run_id, *task_hash, *cand, static_cast<int>(j.serial)}, j.judgment,
-                           j.judgment.value("baseline", opt_.judge.baseline));
+  (void)db.record_judgment({store_->run_id, *task_hash, *cand, static_cast<int>(j.serial)}, *j.judgment,
+                           j.judgment->value("baseline", opt_.judge.baseline));
 }
 
 std::optional<job_view> judge_service::get(const std::string& id) const {
@@ -353,7 +372,7 @@ std::optional<job_view> judge_service::get(const std::string& id) const {
   v.error = j.error;
   v.task = j.req.task_name;
   v.format = j.req.format;
-  v.judgment = j.judgment;
+  v.judgment = j.judgment ? *j.judgment : json();
   v.speedup = j.speedup;
   v.reward = j.reward;
   v.verdict = j.verdict;

@@ -66,6 +66,7 @@ struct service_options {
   /// judges nothing itself.
   std::string redis_url;
   std::string redis_prefix = "cudal1";
+  std::string redis_secret;  // signs jobs and checks results (read_queue_secret())
 };
 
 /// Counters for /metrics.
@@ -107,6 +108,7 @@ class judge_service {
   void collect_loop();  // with Redis: the workers' results
   void finish(const std::shared_ptr<job>& j, nlohmann::json judgment, const std::string& error);
   void record(const job& j);
+  void trim_finished();
 
   service_options opt_;
   mutable std::mutex mutex_;

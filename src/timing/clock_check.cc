@@ -40,12 +40,7 @@ clock_agreement compare_excess(std::span<const double> probe_excess_ms, std::spa
   auto n = [](std::span<const double> v) { return std::sqrt(static_cast<double>(v.size())); };
   double noise = std::hypot(1.2533 * robust_sigma(probe_excess_ms) / n(probe_excess_ms),
                             1.2533 * robust_sigma(candidate_excess_ms) / n(candidate_excess_ms));
-  // Plus a twentieth of the request's own overhead: a request's bookkeeping
-  // varies with what the call returned, more so in the Python worker, whose
-  // requests cost ~2 ms (an honest load_inline ModelNew on an H200 showed
-  // 0.172 ms over the probes' median against a 0.143 ms tolerance, twice, in
-  // a re-check's fresh processes; the native worker's 0.3 ms adds 0.015 ms).
-  a.tolerance_ms = std::max(0.05, 0.05 * candidate_median_ms) + 0.05 * std::max(0.0, a.overhead_ms) + 4 * noise;
+  a.tolerance_ms = std::max(0.05, 0.05 * candidate_median_ms) + 4 * noise;
   a.agrees = a.missing_ms <= a.tolerance_ms;
   return a;
 }
