@@ -109,7 +109,8 @@ def main():
             s, p = run([a.cudal1, "eval", "--json", a.task, cand, "--cache-dir", cache] + flags)
             out["cold_s"].append(s)
             out["verdicts"].append(verdict_of(p.stdout))
-            print(f"  cold {i + 1}: {s:.2f} s ({verdict_of(p.stdout)})", flush=True)
+            why = "" if verdict_of(p.stdout) != "?" else f": exit {p.returncode}, {p.stderr.strip()[-300:]}"
+            print(f"  cold {i + 1}: {s:.2f} s ({verdict_of(p.stdout)}{why})", flush=True)
         warm_cache = os.path.join(work, "cold-0")
         for i in range(0 if a.batch_only else a.runs):
             s, p = run([a.cudal1, "eval", "--json", a.task, cand, "--cache-dir", warm_cache] + flags)
