@@ -5,7 +5,8 @@
 # bench/queue_bench.py puts build/redis first on PATH when it exists.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=$here/${CUDAL1_BUILD_DIR:-build}/redis
+b=${CUDAL1_BUILD_DIR:-build}
+case $b in /*) out=$b/redis ;; *) out=$here/$b/redis ;; esac
 mkdir -p "$out/lib"
 for b in redis-server redis-cli; do
   src=$(readlink -f "$(command -v $b)")  # redis-server is a link to redis-check-rdb: the name picks the mode
