@@ -70,9 +70,8 @@ result<job_queue> job_queue::open(const std::string& url, const std::string& sec
 }
 
 result<std::string> job_queue::enqueue(const std::string& key, const json& job) {
-  // The stream is trimmed to the newest ~100k entries; pending ones are kept
-  // by the group even when trimmed from the stream's head? No: XADD MAXLEN
-  // trims entries, so the limit is far above any queue this server allows.
+  // The stream is trimmed to its newest ~100k entries (XADD MAXLEN drops the
+  // oldest, judged or not): far above any queue a server allows (--queue-limit).
   std::string text = job.dump();
   auto id = redis_.command(
       {"XADD", stream(), "MAXLEN", "~", "100000", "*", "key", key, "job", text, "sig", sign(key, text)});
