@@ -328,6 +328,14 @@ void judge_service::finish(const std::shared_ptr<job>& j, json judgment, const s
     trim_finished();
   }
   if (error.empty()) record(*j);
+  // One line per judged job on stderr: the server's log.
+  {
+    double s = std::chrono::duration<double>(j->ended - j->submitted).count();
+    char speed[32] = "";
+    if (j->speedup) std::snprintf(speed, sizeof speed, " %.3fx", *j->speedup);
+    std::fprintf(stderr, "cudal1 serve: %s %s %s%s (%.1f s, %s)\n", j->id.c_str(), j->req.task_name.c_str(),
+                 error.empty() ? j->verdict.c_str() : ("failed: " + error).c_str(), speed, s, j->req.client.c_str());
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     j->req.code.clear();  // a finished job keeps no code (memory: up to keep_jobs of them)
