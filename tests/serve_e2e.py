@@ -247,9 +247,11 @@ def main():
     s2, b2, h2 = call(small, "/v1/judge", {"task": "swish", "code": "// b\n" + correct, "wait": False}, token="secret-2")
     check(s1 == 202 and s2 == 429 and int(h2.get("Retry-After", "0")) >= 1,
           f"a full queue: 429 with Retry-After ({s1}, {s2}, Retry-After {h2.get('Retry-After')})")
+    s, b, _ = call(small, "/v1/jobs/" + b1["id"], token="secret-1")
+    check(s == 404, f"another client's job is not shown ({s})")
     n_small = sqlite3.connect(os.path.join(TMP, "small.sqlite"))
     for _ in range(600):
-        s, b, _ = call(small, "/v1/jobs/" + b1["id"], token="secret-1")
+        s, b, _ = call(small, "/v1/jobs/" + b1["id"], token="secret-2")
         if b["state"] == "done":
             break
         time.sleep(0.1)

@@ -35,6 +35,16 @@ void send_error(httplib::Response& res, const http_failure& f) {
   send_json(res, f.status, {{"error", {{"message", f.message}, {"status", f.status}}}});
 }
 
+// The bearer token of the request being handled (hashed), set by the route
+// wrapper on the HTTP thread: jobs belong to it, and GET /v1/jobs/ID shows a
+// job to its owner only.
+thread_local std::string current_owner;
+
+std::string owner_of(const httplib::Request& req) {
+  std::string auth = req.get_header_value("Authorization");
+  return auth.empty() ? "" : sha256_hex(auth);
+}
+
 json parse_body(const httplib::Request& req) {
   try {
     return json::parse(req.body);
@@ -160,6 +170,7 @@ std::vector<judge_server::impl::queued> judge_server::impl::submit(const std::ve
       continue;
     }
     req.client = client;
+    req.owner = current_owner;
     requests.push_back(std::move(req));
     slots.push_back(i);
   }
@@ -347,6 +358,7 @@ void judge_server::impl::add_routes() {
     return [this, open, work](const httplib::Request& req, httplib::Response& res) {
       try {
         if (!open) authorize(req);
+        current_owner = owner_of(req);
         work(req, res);
       } catch (const http_failure& f) {
         if (f.status == 401) res.set_header("WWW-Authenticate", "Bearer");
@@ -390,7 +402,8 @@ void judge_server::impl::add_routes() {
   }));
   server.Get(R"(/v1/jobs/([A-Za-z0-9-]+))", route(false, [this](const httplib::Request& req, httplib::Response& res) {
     auto v = service->get(req.matches[1]);
-    if (!v) throw http_failure{404, "no job " + std::string(req.matches[1]) + " (finished jobs are kept for a while)"};
+    if (!v || v->owner != owner_of(req))  // another client's job is not shown, nor said to exist
+      throw http_failure{404, "no job " + std::string(req.matches[1]) + " (finished jobs are kept for a while)"};
     send_json(res, 200, v->to_json());
   }));
   server.Get("/v1/tasks", route(false, [this](const httplib::Request&, httplib::Response& res) {

@@ -385,6 +385,7 @@ std::optional<job_view> judge_service::get(const std::string& id) const {
   v.reward = j.reward;
   v.verdict = j.verdict;
   v.cached = j.cached;
+  v.owner = j.req.owner;
   auto end = j.state == "done" || j.state == "failed" ? j.ended : clock_type::now();
   v.seconds = std::chrono::duration<double>(end - j.submitted).count();
   if (j.state == "queued") {

@@ -37,6 +37,7 @@ struct judge_request {
   reward_kind reward = reward_kind::cuda_l1;
   bool fresh = false;       // judge again even when the same request was judged before
   std::string client;       // who asked (for the log): the route
+  std::string owner;        // whose job it is: a hash of the bearer token (empty without tokens)
 };
 
 /// A job's state as the API shows it: "queued", "compiling", "running",
@@ -44,6 +45,7 @@ struct judge_request {
 /// judge: the error says why).
 struct job_view {
   std::string id, state, error, task, format;
+  std::string owner;        // the submitter's token hash: another client is not shown the job
   nlohmann::json judgment;  // when done: the full judgment JSON
   std::optional<double> speedup;
   double reward = 0;
