@@ -205,19 +205,25 @@ result<std::vector<std::string>> judge_service::submit(std::vector<judge_request
   return ids;
 }
 
+// Waits for a queued job in `from` and takes it into `state`, counted out of
+// the queued and into `counter`; null once the service stops.
+std::shared_ptr<judge_service::job> judge_service::take(std::deque<std::shared_ptr<job>>& from, const char* state,
+                                                        int64_t& counter) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return stopping_ || !from.empty(); });
+  if (stopping_) return nullptr;
+  std::shared_ptr<job> j = from.front();
+  from.pop_front();
+  j->state = state;
+  --counters_.queued;
+  ++counter;
+  return j;
+}
+
 void judge_service::compile_loop() {
   for (;;) {
-    std::shared_ptr<job> j;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stopping_ || !to_compile_.empty(); });
-      if (stopping_) return;
-      j = to_compile_.front();
-      to_compile_.pop_front();
-      j->state = "compiling";
-      --counters_.queued;
-      ++counters_.compiling;
-    }
+    std::shared_ptr<job> j = take(to_compile_, "compiling", counters_.compiling);
+    if (!j) return;
     builder_->compile(j->code_path, j->req.format);  // failures are the judgment's to report
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -233,17 +239,8 @@ void judge_service::compile_loop() {
 void judge_service::judge_loop() {
   no_progress quiet;
   for (;;) {
-    std::shared_ptr<job> j;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      changed_.wait(lock, [&] { return stopping_ || !ready_.empty(); });
-      if (stopping_) return;
-      j = ready_.front();
-      ready_.pop_front();
-      j->state = "running";
-      --counters_.queued;
-      ++counters_.running;
-    }
+    std::shared_ptr<job> j = take(ready_, "running", counters_.running);
+    if (!j) return;
     changed_.notify_all();
     auto started = clock_type::now();
     auto out = judge_candidate(j->req.task_path, j->code_path, merged_options(opt_.judge, j->req.options), quiet);

@@ -105,6 +105,7 @@ class judge_service {
  private:
   judge_service() = default;
   struct job;
+  std::shared_ptr<job> take(std::deque<std::shared_ptr<job>>& from, const char* state, int64_t& counter);
   void compile_loop();
   void judge_loop();
   void collect_loop();  // with Redis: the workers' results

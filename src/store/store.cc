@@ -17,6 +17,18 @@ using json = nlohmann::json;
 
 namespace {
 
+// The (task_hash, name) rows a task query returns.
+result<std::vector<std::pair<std::string, std::string>>> hash_name_rows(sqlite_stmt& q) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (;;) {
+    auto row = q.step();
+    if (!row) return row.err();
+    if (!*row) break;
+    out.emplace_back(q.text(0), q.text(1));
+  }
+  return out;
+}
+
 // Hack classes are stored comma-separated.
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
@@ -362,27 +374,13 @@ result<std::vector<std::pair<std::string, std::string>>> store::find_tasks(const
       "ORDER BY created_at DESC, rowid DESC");
   if (!q) return q.err();
   q->bind(1, name);
-  std::vector<std::pair<std::string, std::string>> out;
-  for (;;) {
-    auto row = q->step();
-    if (!row) return row.err();
-    if (!*row) break;
-    out.emplace_back(q->text(0), q->text(1));
-  }
-  return out;
+  return hash_name_rows(*q);
 }
 
 result<std::vector<std::pair<std::string, std::string>>> store::all_tasks() {
   auto q = db_.prepare("SELECT task_hash, name FROM tasks ORDER BY name, created_at");
   if (!q) return q.err();
-  std::vector<std::pair<std::string, std::string>> out;
-  for (;;) {
-    auto row = q->step();
-    if (!row) return row.err();
-    if (!*row) break;
-    out.emplace_back(q->text(0), q->text(1));
-  }
-  return out;
+  return hash_name_rows(*q);
 }
 
 result<std::string> store::task_source(const std::string& task_hash) {
