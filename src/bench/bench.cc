@@ -44,7 +44,7 @@ bool native(const bench_item& it) { return it.format == "cuda" || it.format == "
 class compile_ahead {
  public:
   compile_ahead(const std::vector<bench_item>& items, const std::vector<bool>& wanted, const judge_options& opt,
-                const std::string& backend, int jobs, int pinned_cpu)
+                const std::string& backend, int jobs, cpu_pins pinned)
       : items_(items), state_(items.size(), kDone) {
     bool any_python = false;
     for (size_t i = 0; i < items.size(); ++i) {
@@ -55,7 +55,7 @@ class compile_ahead {
     builder_ = std::make_unique<precompiler>(opt, backend, any_python);
     if (!builder_->usable()) return;
     if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    for (int t = 0; t < jobs; ++t) threads_.emplace_back([this, pinned_cpu] { work(pinned_cpu); });
+    for (int t = 0; t < jobs; ++t) threads_.emplace_back([this, pinned] { work(pinned); });
   }
   ~compile_ahead() {
     {
@@ -74,12 +74,13 @@ class compile_ahead {
 
  private:
   enum state_t { kPending, kCompiling, kDone };
-  void work(int pinned_cpu) {
-    if (pinned_cpu >= 0) {
-      // Compilers started from this thread inherit its CPUs.
+  void work(cpu_pins pinned) {
+    if (pinned.candidate >= 0 || pinned.reference >= 0) {
+      // Compilers started from this thread inherit its CPUs: not the judged workers'.
       cpu_set_t set;
       sched_getaffinity(0, sizeof set, &set);
-      if (CPU_COUNT(&set) > 1) CPU_CLR(pinned_cpu, &set);
+      for (int c : {pinned.candidate, pinned.reference})
+        if (c >= 0 && CPU_COUNT(&set) > 1) CPU_CLR(c, &set);
       pthread_setaffinity_np(pthread_self(), sizeof set, &set);
     }
     for (;;) {
@@ -238,8 +239,8 @@ result<bench_tally> run_bench(const std::vector<bench_item>& items, const bench_
     (void)st.set_run_status(run->run_id, tally.interrupted ? "interrupted" : "done");
     return tally;
   }
-  auto pinned = choose_cpu(options.judge.cpu, options.judge.backend);
-  compile_ahead ahead(items, wanted, options.judge, options.judge.backend, options.jobs, pinned ? *pinned : -1);
+  auto pinned = choose_cpus(options.judge.cpu, options.judge.backend);
+  compile_ahead ahead(items, wanted, options.judge, options.judge.backend, options.jobs, pinned ? *pinned : cpu_pins{});
   for (size_t i = 0; i < items.size(); ++i) {
     if (!wanted[i]) {
       ++tally.skipped;

@@ -44,9 +44,13 @@ judge options:
   --seed N                  reproduce a judgment's inputs (default: random)
   --cache-dir DIR           compile cache (default: $CUDAL1_CACHE_DIR or
                             ~/.cache/cudal1)
-  --cpu auto|none|N         the CPU both workers (reference and candidate) run on,
-                            so both see the same core (default auto: on CUDA the
-                            last CPU cudal1 may use, on the CPU backend none)
+  --cpu auto|none|N|split|R,C
+                            the CPUs the workers run on: N both on CPU N, so
+                            both see the same core; split: the candidate on the
+                            last CPU, the reference on another physical core;
+                            R,C: the reference on R, the candidate on C
+                            (default auto: on CUDA both on the last CPU cudal1
+                            may use, on the CPU backend none)
   --keep-scratch            keep the judgment's scratch folder (logs)
   --no-ref-server           start the reference's Python afresh (pays torch's
                             import every time) instead of forking it from the

@@ -57,24 +57,79 @@ std::string cache_dir_of(const judge_options& options) {
 
 std::string auto_backend() { return file_exists("/dev/nvidiactl") ? "cuda" : "cpu"; }
 
-result<int> choose_cpu(const std::string& choice, const std::string& backend) {
+namespace {
+
+// The CPUs of `cpu`'s physical core (its SMT siblings and itself), from
+// /sys; just `cpu` where the topology is not there.
+std::vector<int> core_siblings(int cpu) {
+  std::vector<int> out;
+  auto text = read_file("/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/thread_siblings_list");
+  if (text) {
+    // "3,11" or "2-3"
+    std::string list = *text;
+    size_t i = 0;
+    while (i < list.size()) {
+      char* end = nullptr;
+      long lo = std::strtol(list.c_str() + i, &end, 10);
+      if (end == list.c_str() + i) break;
+      long hi = lo;
+      i = end - list.c_str();
+      if (i < list.size() && list[i] == '-') {
+        hi = std::strtol(list.c_str() + i + 1, &end, 10);
+        i = end - list.c_str();
+      }
+      for (long c = lo; c <= hi && c < CPU_SETSIZE; ++c) out.push_back(static_cast<int>(c));
+      if (i < list.size() && list[i] == ',') ++i; else break;
+    }
+  }
+  if (std::find(out.begin(), out.end(), cpu) == out.end()) out.push_back(cpu);
+  return out;
+}
+
+result<int> parse_cpu(const std::string& text, const cpu_set_t& allowed) {
+  char* end = nullptr;
+  long c = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || c < 0 || c >= CPU_SETSIZE)
+    return make_error("--cpu must be auto, none, split, N or R,C (CPU numbers), not '" + text + "'");
+  if (!CPU_ISSET(c, &allowed)) return make_error("--cpu: this process may not run on CPU " + text);
+  return static_cast<int>(c);
+}
+
+}  // namespace
+
+result<cpu_pins> choose_cpus(const std::string& choice, const std::string& backend) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
-  if (choice == "none" || (choice == "auto" && backend != "cuda")) return -1;
-  if (choice == "auto") {
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return cpu_pins{};
+  if (choice == "none" || (choice == "auto" && backend != "cuda")) return cpu_pins{};
+  int last = -1;
+  for (int c = CPU_SETSIZE - 1; c >= 0 && last < 0; --c)
+    if (CPU_ISSET(c, &allowed)) last = c;
+  if (choice == "auto" || choice == "split") {
     // The last CPU this process may use: the first ones take more of the
     // system's interrupts and housekeeping.
-    for (int c = CPU_SETSIZE - 1; c >= 0; --c)
-      if (CPU_ISSET(c, &allowed)) return c;
-    return -1;
+    if (last < 0) return cpu_pins{};
+    cpu_pins pins{last, last};
+    if (choice == "split") {
+      auto siblings = core_siblings(last);
+      for (int c = last - 1; c >= 0; --c)
+        if (CPU_ISSET(c, &allowed) && std::find(siblings.begin(), siblings.end(), c) == siblings.end()) {
+          pins.reference = c;
+          break;
+        }
+    }
+    return pins;
   }
-  char* end = nullptr;
-  long c = std::strtol(choice.c_str(), &end, 10);
-  if (choice.empty() || *end != '\0' || c < 0 || c >= CPU_SETSIZE)
-    return make_error("--cpu must be auto, none or a CPU number, not '" + choice + "'");
-  if (!CPU_ISSET(c, &allowed)) return make_error("--cpu " + choice + ": this process may not run on CPU " + choice);
-  return static_cast<int>(c);
+  if (auto comma = choice.find(','); comma != std::string::npos) {
+    auto r = parse_cpu(choice.substr(0, comma), allowed);
+    if (!r) return r.err();
+    auto c = parse_cpu(choice.substr(comma + 1), allowed);
+    if (!c) return c.err();
+    return cpu_pins{*r, *c};
+  }
+  auto c = parse_cpu(choice, allowed);
+  if (!c) return c.err();
+  return cpu_pins{*c, *c};
 }
 
 json order_effect(const std::vector<double>& ref_ms, const std::vector<bool>& ref_first) {
@@ -248,9 +303,10 @@ class judgment_run {
       if (!backend) return backend.err();
       j_.backend = *backend;
     }
-    auto cpu = choose_cpu(opt_.cpu, j_.backend);
-    if (!cpu) return cpu.err();
-    j_.cpu = *cpu;
+    auto cpus = choose_cpus(opt_.cpu, j_.backend);
+    if (!cpus) return cpus.err();
+    j_.cpu = cpus->candidate;
+    j_.reference_cpu = cpus->reference;
     auto data = data_dir();
     if (!data) return data.err();
     data_dir_ = *data;
@@ -326,7 +382,7 @@ class judgment_run {
     std::string log = scratch_ + "/reference.log";
     // Idle OpenMP threads of the reference must not spin while the candidate runs.
     std::vector<std::string> env = {"OMP_WAIT_POLICY=PASSIVE", "PYTHONDONTWRITEBYTECODE=1"};
-    if (j_.cpu >= 0) env.push_back("CUDAL1_CPU=" + std::to_string(j_.cpu));
+    if (j_.reference_cpu >= 0) env.push_back("CUDAL1_CPU=" + std::to_string(j_.reference_cpu));
     if (reference_server_enabled() && opt_.reference_server) {
       bool unusable = false;
       reference_fork_request req{python, script, log, env};

@@ -126,10 +126,19 @@ std::string auto_backend();
 /// ignored (the figures are measured again next time).
 void write_cache_updates(const std::string& cache_dir, const nlohmann::json& updates, const std::string& backend);
 
-/// The CPU a judgment's workers are pinned to for options.cpu ("auto",
-/// "none" or a number) on `backend`; -1 for none. Errors: not a CPU number,
-/// or a CPU this process may not use.
-result<int> choose_cpu(const std::string& choice, const std::string& backend);
+/// The CPUs a judgment's two workers are pinned to; -1: not pinned.
+struct cpu_pins {
+  int reference = -1;
+  int candidate = -1;
+};
+
+/// The CPUs for options.cpu on `backend`: "auto" (on CUDA both workers on the
+/// last CPU this process may use; on the CPU backend none), "none", "N" (both
+/// on CPU N), "split" (the candidate on the last CPU, the reference on the
+/// last CPU of another physical core, by /sys's topology) or "R,C" (the
+/// reference on R, the candidate on C). Errors: not one of these, or a CPU
+/// this process may not use.
+result<cpu_pins> choose_cpus(const std::string& choice, const std::string& backend);
 
 /// The reference's median when it ran first in its timed pair and when it
 /// ran second (after the candidate), or null when either is missing: work

@@ -52,8 +52,10 @@ struct judgment {
   /// The speedup's relative standard error (speedup_error_rel(): batch means
   /// over the timed pairs in call order); empty with too few pairs.
   std::optional<double> speedup_error_rel;
-  /// The CPU both workers were pinned to (-1: not pinned).
+  /// The CPUs the candidate's and the reference's workers were pinned to
+  /// (-1: not pinned; the same CPU by default).
   int cpu = -1;
+  int reference_cpu = -1;
   side_timing reference, candidate;
   error_figures error;
   std::vector<check_result> checks;

@@ -79,6 +79,7 @@ json judgment_to_json(const judgment& j) {
           {"stop_reason", j.stop_reason},
           {"seed", j.seed},
           {"cpu", j.cpu >= 0 ? json(j.cpu) : json(nullptr)},
+          {"reference_cpu", j.reference_cpu >= 0 ? json(j.reference_cpu) : json(nullptr)},
           {"seconds", j.total_s},
           {"phases_s", phases},
           {"requests_ms", requests}, {"judge_clock", j.judge_clock}, {"reference_order", j.reference_order}};
