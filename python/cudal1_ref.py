@@ -62,13 +62,24 @@ def where_in(path, exc):
 
 
 def load_task_module(path):
-    spec = importlib.util.spec_from_file_location("cudal1_task", path)
-    if spec is None or spec.loader is None:
-        raise TaskError(f"{path} is not a Python file")
-    module = importlib.util.module_from_spec(spec)
+    if os.path.isabs(path):
+        spec = importlib.util.spec_from_file_location("cudal1_task", path)
+        if spec is None or spec.loader is None:
+            raise TaskError(f"{path} is not a Python file")
+        module = importlib.util.module_from_spec(spec)
+        run = lambda: spec.loader.exec_module(module)  # noqa: E731
+    else:
+        # A sealed reference's task, in its working folder: importlib would
+        # make the path absolute, through folders its user may not enter.
+        import types
+        module = types.ModuleType("cudal1_task")
+        module.__file__ = path
+        with open(path, "rb") as f:
+            code = compile(f.read(), path, "exec")
+        run = lambda: exec(code, module.__dict__)  # noqa: E731
     sys.modules["cudal1_task"] = module
     try:
-        spec.loader.exec_module(module)
+        run()
     except Exception as e:  # the task's own error, with where in the task it happened
         raise TaskError(f"task {path} does not import: {type(e).__name__}: {e}{where_in(path, e)}")
     for name in ("Model", "get_inputs", "get_init_inputs"):
@@ -699,17 +710,20 @@ class _NullContext:
         return False
 
 
-def serve_requests(commands, replies):
+def serve_requests(commands, replies, sandbox=None):
     """The worker loop: a hello, then one reply per command until quit or EOF."""
     def reply(obj):
         replies.write(json.dumps(obj, allow_nan=False) + "\n")
         replies.flush()
 
-    if os.environ.get("CUDAL1_CPU"):
+    if os.environ.get("CUDAL1_CPU") and sandbox is None:  # a sealed worker was pinned before its seal
         os.sched_setaffinity(0, {int(os.environ["CUDAL1_CPU"])})
 
-    reply({"ok": True, "torch": torch.__version__, "python": sys.version.split()[0],
-           "cuda": bool(torch.cuda.is_available())})
+    hello = {"ok": True, "torch": torch.__version__, "python": sys.version.split()[0],
+             "cuda": bool(torch.cuda.is_available())}
+    if sandbox is not None:
+        hello["sandbox"] = sandbox
+    reply(hello)
     ref = Reference()
     handlers = {"init": ref.init, "prepare": ref.prepare, "run": ref.run, "check": ref.check,
                 "flush": lambda msg: (ref.flush(), {"ok": True})[1], "stage": ref.stage,
@@ -777,17 +791,61 @@ def warm_flop_counter():
         pass
 
 
+def seal_reference(seal_path, sandbox_uid, backend):
+    """An untrusted task's reference (cudal1 --untrusted-task, a server's
+    inline reference code) runs sealed as a candidate does, before the task's
+    code is imported: its own network namespace, reads of the system, this
+    Python and its working folder only, writes in that folder only, the
+    unprivileged user, no processes (libcudal1_seal.so, the native worker's
+    layers). What the judge would otherwise read from elsewhere (the device
+    check's kernels) is loaded first. Returns the layers in force."""
+    import ctypes
+    lib = ctypes.CDLL(seal_path)
+    out = ctypes.create_string_buffer(1 << 16)
+
+    def call(name, *args):
+        fn = getattr(lib, name)
+        if fn(*args, out, len(out)) != 0:
+            raise RuntimeError(f"{name}: reply too long")
+        return json.loads(out.value.decode())
+    lib.cudal1_seal.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_int,
+                                ctypes.c_char_p, ctypes.c_size_t]
+    layers = call("cudal1_isolate_network")
+    if backend == "cuda":
+        probe = torch.empty(1, device="cuda")
+        device_check(probe)  # its kernels' file lies outside the sealed folders
+        torch.cuda.synchronize()
+    reads = set()
+    for p in [sys.prefix, sys.exec_prefix, sys.base_prefix] + [p for p in sys.path if p]:
+        p = os.path.realpath(p)
+        if os.path.isdir(p) and p not in ("/", os.path.realpath(os.getcwd())):
+            reads.add(p)
+    layers.update(call("cudal1_seal", os.getcwd().encode(), ":".join(sorted(reads)).encode(),
+                       1 if backend == "cuda" else 0, sandbox_uid, 1))
+    return layers
+
+
 def main():
-    """One reference worker on fds 3 (commands) and 4 (replies)."""
+    """One reference worker on fds 3 (commands) and 4 (replies); with
+    --seal LIB [--sandbox-uid N] --backend B, sealed before any task code."""
     commands = os.fdopen(3, "r")
     replies = os.fdopen(4, "w")
+    args = sys.argv[1:]
+    sealed = None
     try:
         import_torch()
+        if "--seal" in args:
+            if os.environ.get("CUDAL1_CPU"):
+                os.sched_setaffinity(0, {int(os.environ["CUDAL1_CPU"])})  # the seal fixes it
+            backend = args[args.index("--backend") + 1] if "--backend" in args else "cpu"
+            uid = int(args[args.index("--sandbox-uid") + 1]) if "--sandbox-uid" in args else 0
+            sealed = seal_reference(args[args.index("--seal") + 1], uid, backend)
     except Exception as e:
-        replies.write(json.dumps({"ok": False, "error": f"cannot import torch in {sys.executable}: {e}"}) + "\n")
+        what = "cannot seal the reference" if "--seal" in args and torch is not None else f"cannot import torch in {sys.executable}"
+        replies.write(json.dumps({"ok": False, "error": f"{what}: {e}"}) + "\n")
         replies.flush()
         return 1
-    return serve_requests(commands, replies)
+    return serve_requests(commands, replies, sealed)
 
 
 def server_sibling(socket_path, suffix):

@@ -57,6 +57,12 @@ judge options:
                             reference server, a background Python that keeps
                             torch imported and exits after 10 idle minutes
                             (also: CUDAL1_REF_SERVER=0)
+  --untrusted-task          the task's code is not trusted (a dataset's, a
+                            remote client's): its reference runs sealed as a
+                            candidate does (own namespaces, unprivileged user,
+                            reads of the system and its own folder only, no
+                            processes), started afresh, and its measurements
+                            never enter the cache folder
 )";
 
 bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
@@ -66,6 +72,7 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
   *ok = true;
   if (a == "--keep-scratch") opt.keep_scratch = true;
   else if (a == "--no-ref-server") opt.reference_server = false;
+  else if (a == "--untrusted-task") opt.untrusted_task = true;
   else if (a == "--require-custom-kernel") opt.require_custom_kernel = true;
   else if (flag == "--backend") *ok = r.value(&opt.backend);
   else if (flag == "--python") *ok = r.value(&opt.python);

@@ -17,11 +17,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <sstream>
+#include <set>
 
 #include "audit/kernel_origin.h"
 #include "audit/speed_of_light.h"
@@ -347,8 +350,10 @@ class judgment_run {
         continue;
       }
       j_.python = full;
+      // A sealed reference reaches its own folder by its working directory
+      // only: the task and the cached figures are copied there.
       json init = {{"op", "init"},
-                   {"task", j_.task_path},
+                   {"task", untrusted_box_.empty() ? j_.task_path : "task.py"},
                    {"backend", j_.backend},
                    {"seed", rng_() >> 12},
                    {"precision", opt_.precision},
@@ -356,8 +361,9 @@ class judgment_run {
                    {"precise", !task_only_ && opt_.defenses},
                    {"tolerances", tolerance_table_json(opt_.precision)},
                    {"looser_tolerances", looser_tolerances_json(opt_.precision)},
-                   {"exchange_path", scratch_ + "/exchange.bin"},
-                   {"calibration_path", cache_dir() + "/calibration-" + j_.backend + ".json"},
+                   {"exchange_path", untrusted_box_.empty() ? scratch_ + "/exchange.bin" : "exchange.bin"},
+                   {"calibration_path", untrusted_box_.empty() ? cache_dir() + "/calibration-" + j_.backend + ".json"
+                                                               : "calibration-" + j_.backend + ".json"},
                    {"flush_bytes", j_.backend == "cuda" ? kCudaFlushBytes : kCpuFlushBytes}};
       if (!opt_.profile.empty()) {
         init["profile"] = opt_.profile;
@@ -383,6 +389,7 @@ class judgment_run {
     // Idle OpenMP threads of the reference must not spin while the candidate runs.
     std::vector<std::string> env = {"OMP_WAIT_POLICY=PASSIVE", "PYTHONDONTWRITEBYTECODE=1"};
     if (j_.reference_cpu >= 0) env.push_back("CUDAL1_CPU=" + std::to_string(j_.reference_cpu));
+    if (opt_.untrusted_task) return spawn_sealed_reference(python, script, log, env);
     if (reference_server_enabled() && opt_.reference_server) {
       bool unusable = false;
       reference_fork_request req{python, script, log, env};
@@ -405,11 +412,60 @@ class judgment_run {
     return ok_status();
   }
 
+  // An untrusted task's reference: started afresh in a folder of its own
+  // (the task, the cached calibration and FLOP counts copied in; the CPU
+  // exchange file made there), with the candidate's isolation, then sealed by
+  // cudal1_ref.py itself before it imports the task.
+  status spawn_sealed_reference(const std::string& python, const std::string& script, const std::string& log,
+                                std::vector<std::string> env) {
+    if (!opt_.defenses || env_or("CUDAL1_SANDBOX", "1") == "0")
+      return make_error("an untrusted task's reference runs only in the sandbox (the defenses are off here)");
+    untrusted_box_ = scratch_ + "/reference-box";
+    if (auto s = make_dirs(untrusted_box_); !s) return s;
+    auto source = read_file(j_.task_path);
+    if (!source) return source.err();
+    if (auto s = write_file_atomic(untrusted_box_ + "/task.py", *source); !s) return s;
+    for (const std::string& name : {"calibration-" + j_.backend + ".json", std::string("flops.json")})
+      if (auto text = read_file(cache_dir() + "/" + name))
+        (void)write_file_atomic(untrusted_box_ + "/" + name, *text);
+    worker_spawn spawn;
+    spawn.argv = {python, "-u", script, "--backend", j_.backend, "--seal", data_dir_ + "/lib/libcudal1_seal.so"};
+    if (geteuid() == 0) {
+      for (const auto& e : std::filesystem::recursive_directory_iterator(untrusted_box_))
+        if (chown(e.path().c_str(), kSandboxUid, kSandboxUid) != 0)
+          return make_error("cannot hand the reference's folder to the sandbox's user");
+      if (chown(untrusted_box_.c_str(), kSandboxUid, kSandboxUid) != 0)
+        return make_error("cannot hand the reference's folder to the sandbox's user");
+      spawn.argv.insert(spawn.argv.end(), {"--sandbox-uid", std::to_string(kSandboxUid)});
+    }
+    spawn.log_path = log;
+    spawn.working_dir = untrusted_box_;
+    spawn.isolate = env_or("CUDAL1_NAMESPACES", "1") != "0";
+    spawn.clean_env = true;
+    env.insert(env.end(), {"HOME=" + untrusted_box_, "TMPDIR=" + untrusted_box_, "LANG=C.UTF-8", "CUDA_CACHE_DISABLE=1",
+                           "PYTHONNOUSERSITE=1"});
+    for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING",
+                             "PYTHONPATH"})
+      if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
+    spawn.env = env;
+    spawn.limits.open_files = 256;
+    spawn.limits.cpu_seconds = 3600;
+    spawn.limits.file_bytes = 4ull << 30;  // the CPU exchange file lives in its folder
+    auto ch = worker_channel::start(spawn);
+    if (!ch) return ch.err();
+    reference_.emplace(std::move(*ch));
+    return ok_status();
+  }
+
   status await_reference() {
     for (;;) {
       worker_reply hello = reference_->receive(kHelloTimeoutS);
       if (hello.what == worker_reply::kind::ok) {
         j_.torch_version = hello.body.value("torch", "");
+        if (!untrusted_box_.empty()) {
+          if (!hello.body.contains("sandbox")) return make_error("the untrusted task's reference did not seal itself");
+          j_.reference_sandbox = hello.body["sandbox"];
+        }
         if (j_.backend == "cuda" && !hello.body.value("cuda", false))
           return make_error(j_.python + " has torch " + j_.torch_version + " without a usable GPU; the cuda backend needs CUDA PyTorch");
         break;
@@ -424,6 +480,9 @@ class judgment_run {
     progress_.phase("importing the task and building the model");
     worker_reply init = reference_->receive(opt_.task_timeout_s);
     if (init.what != worker_reply::kind::ok) return reference_error("building the reference", init);
+    if (!untrusted_box_.empty() && init.body.contains("exchange") && init.body["exchange"].is_object() &&
+        init.body["exchange"].value("kind", "") == "file")
+      init.body["exchange"]["path"] = untrusted_box_ + "/exchange.bin";  // made there, by its relative name
     auto layout = parse_layout(init.body);
     if (!layout) return layout.err();
     layout_ = std::move(*layout);
@@ -433,7 +492,9 @@ class judgment_run {
     if (init.body.contains("init_s")) j_.reference_init_s = init.body["init_s"];
     j_.signature = signature_of(init.body);
     init_inputs_ = init.body.value("init_inputs", json::object());
-    if (init.body.contains("cache_updates") && init.body["cache_updates"].is_object()) j_.cache_updates = init.body["cache_updates"];
+    // An untrusted task's figures stay its own: they never enter the cache.
+    if (untrusted_box_.empty() && init.body.contains("cache_updates") && init.body["cache_updates"].is_object())
+      j_.cache_updates = init.body["cache_updates"];
     j_.output_check = init.body.value("output_check", "");
     if (layout_.outputs.empty()) return make_error("Model.forward returned no tensors");
     return ok_status();
@@ -641,7 +702,18 @@ class judgment_run {
       if (i < 0) continue;
       probes_[probe_ms].excess_ms.push_back(probe.excess_ms);
     }
+    // The judge's own thread census, from outside the worker: its baseline
+    // now, before any of the candidate's code exists there (a census inside
+    // the worker runs in the candidate's address space, which can blind it).
+    outside_baseline_ = worker_threads();
+    outside_census_ = !outside_baseline_.empty();
     r = candidate_->request({{"op", "open"}, {"library", modelnew_ ? "./candidate.py" : "./candidate.so"}}, opt_.call_timeout_s + 30);
+    if (r.what == worker_reply::kind::ok && outside_census_) {
+      json started = outside_new_threads();
+      if (!started.empty())
+        return !reject("background_thread", "threads the candidate started when its library loaded, still running "
+                                            "(the judge's census from outside the worker): " + started.dump());
+    }
     if (r.what == worker_reply::kind::ok) {
       add_check("entry_point", true, modelnew_ ? "ModelNew built with the task's init inputs and the reference's parameters"
                                                : "cudal1_forward found");
@@ -727,10 +799,61 @@ class judgment_run {
     t.ok = true;
   }
 
+  // The worker's threads as the judge sees them in /proc (its pid in the
+  // judge's namespace); empty where they cannot be read.
+  std::set<std::string> worker_threads() const {
+    std::set<std::string> tids;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(candidate_->pid()) + "/task", ec))
+      tids.insert(e.path().filename().string());
+    return tids;
+  }
+
+  // Threads of the worker not in the judge's baseline that are still running
+  // (not exiting: a thread the call joined may be listed for a moment), and
+  // its child processes; each as "name (tid)".
+  json outside_new_threads() const {
+    json out = json::array();
+    std::string task_dir = "/proc/" + std::to_string(candidate_->pid()) + "/task/";
+    for (const auto& tid : worker_threads()) {
+      auto children = read_file(task_dir + tid + "/children");
+      if (children)
+        for (std::istringstream in(*children); in;) {
+          std::string pid;
+          if (in >> pid) out.push_back("process " + pid);
+        }
+      if (outside_baseline_.count(tid)) continue;
+      auto stat = read_file(task_dir + tid + "/stat");
+      if (!stat) continue;  // gone since the listing
+      size_t close = stat->rfind(')');
+      if (close == std::string::npos || close + 2 >= stat->size()) continue;
+      std::istringstream fields(stat->substr(close + 2));
+      std::string state, skip;
+      unsigned long long flags = 0;
+      fields >> state;
+      for (int i = 0; i < 5; ++i) fields >> skip;  // ppid pgrp session tty_nr tpgid, then flags
+      fields >> flags;
+      constexpr unsigned long long kExiting = 0x4;  // PF_EXITING
+      if (state == "Z" || state == "X" || (flags & kExiting)) continue;
+      auto comm = read_file(task_dir + tid + "/comm");
+      std::string name = comm ? *comm : "";
+      while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
+      out.push_back(name.empty() ? tid : name + " (" + tid + ")");
+    }
+    return out;
+  }
+
   // What the census after a call found, as a verdict: true once rejected.
   bool run_census_verdict(const json& body) {
     if (ended_) return true;
     std::string call = " (call " + std::to_string(j_.calls + 1) + ")";
+    if (outside_census_) {
+      json started = outside_new_threads();
+      if (!started.empty())
+        return !reject("background_thread", "threads or processes the candidate started, still running after "
+                                            "cudal1_forward returned (the judge's census from outside the worker): " +
+                                                started.dump() + call);
+    }
     if (!body.value("new_threads", json::array()).empty())
       return !reject("background_thread", "threads the candidate started (not in the baseline taken before its library loaded) "
                                           "still running after cudal1_forward returned: " + body["new_threads"].dump() + call);
@@ -1201,6 +1324,9 @@ class judgment_run {
   unsigned sandbox_uid_ = 0;             // the worker's unprivileged user, where the judge is root
   json init_inputs_ = json::object();    // get_init_inputs(), for a ModelNew's constructor
   std::string sandbox_dir_;              // the worker's own folder (its cwd, its library)
+  std::string untrusted_box_;            // an untrusted task's reference folder (its cwd); empty: trusted
+  std::set<std::string> outside_baseline_;  // the worker's threads before the candidate's code loaded (judge's view)
+  bool outside_census_ = false;
   bool timing_ = false;                  // in the timed phase
   // The judge's time for a run request less the worker's window (excess),
   // and for stage and collect (around): of the probes before the candidate

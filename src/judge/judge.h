@@ -60,6 +60,13 @@ struct judge_options {
   /// Fork reference workers from a long-lived server that has imported torch
   /// (also off when CUDAL1_REF_SERVER=0).
   bool reference_server = true;
+  /// The task's code is not trusted (a server's inline reference code, a
+  /// task from a dataset): its reference worker runs sealed as a candidate
+  /// does (own namespaces, the unprivileged user, reads of the system and
+  /// its own folder only, no processes), is started afresh (not forked
+  /// from the reference server), and what it measured never enters the
+  /// cache folder's calibration or FLOP counts.
+  bool untrusted_task = false;
   /// Whether a correct verdict may raise the task's best speedup (off for a
   /// re-check's inner judgment: only a final verdict that stands does).
   bool record_best = true;

@@ -107,6 +107,9 @@ struct judgment {
   nlohmann::json cache_updates = nlohmann::json::object();
   /// The judge's clock against the worker's window (see timing/clock_check.h).
   nlohmann::json judge_clock = nullptr;
+  /// The layers an untrusted task's reference worker ran under (null: a
+  /// trusted task, its reference not sealed).
+  nlohmann::json reference_sandbox = nullptr;
 };
 
 }  // namespace cudal1

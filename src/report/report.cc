@@ -82,7 +82,8 @@ json judgment_to_json(const judgment& j) {
           {"reference_cpu", j.reference_cpu >= 0 ? json(j.reference_cpu) : json(nullptr)},
           {"seconds", j.total_s},
           {"phases_s", phases},
-          {"requests_ms", requests}, {"judge_clock", j.judge_clock}, {"reference_order", j.reference_order}};
+          {"requests_ms", requests}, {"judge_clock", j.judge_clock}, {"reference_order", j.reference_order},
+          {"reference_sandbox", j.reference_sandbox}};
 }
 
 std::string judgment_summary(const judgment& j) {
