@@ -556,7 +556,17 @@ class optimizer {
         if (store_error_.empty()) store_error_ = s.message();
       }
       if (!line.empty()) event(line);
-      if (to_judge) builder.compile(p.code_path, ts.format);  // the judgment finds it in the cache
+      if (to_judge) {
+        // Compiled ahead while the GPU is busy judging, so that judgment finds
+        // it in the cache; to an idle judge (the round's first answer) it goes
+        // at once, and its judgment compiles it while its reference starts.
+        bool judge_idle = false;
+        {
+          std::lock_guard<std::mutex> lock(m_);
+          judge_idle = judge_queue_.empty() && !judging_now_;
+        }
+        if (!judge_idle) builder.compile(p.code_path, ts.format);
+      }
       {
         std::lock_guard<std::mutex> lock(m_);
         --state_.in_flight;
@@ -591,8 +601,14 @@ class optimizer {
         }
         p = std::move(judge_queue_.front());
         judge_queue_.pop_front();
+        judging_now_ = true;
       }
-      if (auto s = judge(p); !s) return s;
+      status s = judge(p);
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        judging_now_ = false;
+      }
+      if (!s) return s;
     }
   }
 
@@ -691,6 +707,7 @@ class optimizer {
   optimize_state state_;
   std::deque<job> queue_;
   std::deque<pending> judge_queue_;
+  bool judging_now_ = false;  // the main thread is in a judgment (guarded by m_)
   int workers_left_ = 0;
   bool budget_hit_ = false;
   int failed_requests_ = 0;
