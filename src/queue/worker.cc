@@ -12,6 +12,7 @@
 #include "base/fs.h"
 #include "queue/job_queue.h"
 #include "report/report.h"
+#include "serve/requests.h"
 
 namespace cudal1 {
 
@@ -27,16 +28,6 @@ std::string default_consumer() {
 
 std::string extension_of(const std::string& format) {
   return format == "cuda" ? ".cu" : format == "cpp" ? ".cpp" : ".py";
-}
-
-judge_options job_options(judge_options o, const json& req) {
-  if (!req.is_object()) return o;
-  if (req.contains("profile") && req["profile"].is_string()) o.profile = req["profile"].get<std::string>();
-  if (req.contains("precision") && req["precision"].is_string()) o.precision = req["precision"].get<std::string>();
-  if (req.contains("baseline") && req["baseline"].is_string()) o.baseline = req["baseline"].get<std::string>();
-  if (req.contains("seed") && req["seed"].is_number_integer()) o.seed = req["seed"].get<uint64_t>();
-  if (req.contains("trials") && req["trials"].is_number_integer()) o.trials = req["trials"].get<int>();
-  return o;
 }
 
 // Keeps the job claimed while it is judged: a keep-alive every third of the
@@ -84,7 +75,7 @@ json judge_job(const worker_options& o, const queued_job& job, const std::string
       !write_file_atomic(code_path, j["code"].get<std::string>()))
     return {{"state", "failed"}, {"error", "cannot write the job's files under " + dir}};
   no_progress quiet;
-  judge_options options = job_options(o.judge, j.value("options", json::object()));
+  judge_options options = with_job_options(o.judge, j.value("options", json::object()));
   if (reference_alone) {
     auto timed = time_reference(task_path, options, quiet);
     remove_tree(dir);

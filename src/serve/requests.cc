@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "base/fs.h"
+#include "base/sha256.h"
 #include "llm/answer.h"
 
 namespace cudal1 {
@@ -128,14 +129,12 @@ parsed<json> check_options(const json& options) {
     } else if (key == "baseline") {
       if (!v.is_string() || (v != "eager" && v != "compile" && v != "cuda_graph"))
         return bad(400, "options.baseline must be eager, compile or cuda_graph");
-    } else if (key == "seed") {
-      if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
-        return bad(400, "options.seed must be an integer >= 0");
     } else if (key == "trials") {
       if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 20)
         return bad(400, "options.trials must be an integer from 1 to 20");
     } else {
-      return bad(400, "unknown option '" + key + "' (a request may set profile, precision, baseline, seed, trials)");
+      return bad(400, "unknown option '" + key + "' (a request may set profile, precision, baseline, trials; "
+                      "the inputs' seed is the judge's secret)");
     }
     out[key] = v;
   }
@@ -152,15 +151,32 @@ parsed<judge_request> parse_judge_request(const json& body, const task_catalog& 
   for (const char* name : {"task", "reference_code", "code", "format", "reward"})
     if (body.contains(name) && !body[name].is_string()) return bad(400, std::string("\"") + name + "\" must be a string");
   const task_entry* task = nullptr;
+  task_entry inline_task;  // a reference_code judged as a task of its own
   std::string why;
   if (const json* t = string_field("task")) {
     task = tasks.find(t->get<std::string>(), &why);
     if (!task) return bad(404, why);
   } else if (const json* ref = string_field("reference_code")) {
     task = tasks.find_by_source(ref->get<std::string>());
+    if (!task && limits.allow_inline_tasks) {
+      const std::string& source = ref->get<std::string>();
+      if (source.size() > limits.max_code_bytes)
+        return bad(413, "the reference_code is " + std::to_string(source.size()) + " bytes; this server takes at most " +
+                            std::to_string(limits.max_code_bytes));
+      if (source.find("class Model") == std::string::npos || source.find("def get_inputs") == std::string::npos)
+        return bad(422, "the reference_code is no KernelBench task (it needs class Model, get_inputs and get_init_inputs)");
+      std::string hash = sha256_hex(source);
+      inline_task.name = "inline/" + hash.substr(0, 16);
+      inline_task.path = limits.inline_dir + "/" + hash.substr(0, 32) + ".py";
+      inline_task.source = source;
+      if (!file_exists(inline_task.path))
+        if (auto w = write_file_atomic(inline_task.path, source); !w) return bad(500, "cannot keep the inline task: " + w.message());
+      task = &inline_task;
+    }
     if (!task)
       return bad(422, "the reference_code is none of this server's tasks (--tasks); a request names one of them "
-                      "(\"task\") or sends its exact source");
+                      "(\"task\") or sends its exact source (a server started with --allow-inline-tasks judges "
+                      "other reference code too)");
   } else {
     return bad(400, "the request names no task (\"task\": a task of this server, or \"reference_code\": its source)");
   }
@@ -178,6 +194,7 @@ parsed<judge_request> parse_judge_request(const json& body, const task_catalog& 
   r.code = code->code;
   r.format = code->format;
   r.options = std::get<json>(options);
+  if (task == &inline_task) r.options["untrusted_task"] = true;  // set by the server, never by a client
   r.reward = limits.reward;
   if (const json* k = string_field("reward")) {
     auto kind = parse_reward_kind(k->get<std::string>());
@@ -189,6 +206,17 @@ parsed<judge_request> parse_judge_request(const json& body, const task_catalog& 
     r.fresh = body["fresh"].get<bool>();
   }
   return r;
+}
+
+judge_options with_job_options(judge_options o, const json& req) {
+  if (!req.is_object()) return o;
+  if (req.contains("profile") && req["profile"].is_string()) o.profile = req["profile"].get<std::string>();
+  if (req.contains("precision") && req["precision"].is_string()) o.precision = req["precision"].get<std::string>();
+  if (req.contains("baseline") && req["baseline"].is_string()) o.baseline = req["baseline"].get<std::string>();
+  if (req.contains("seed") && req["seed"].is_number_integer()) o.seed = req["seed"].get<uint64_t>();
+  if (req.contains("trials") && req["trials"].is_number_integer()) o.trials = req["trials"].get<int>();
+  if (req.value("untrusted_task", false)) o.untrusted_task = true;
+  return o;
 }
 
 }  // namespace cudal1

@@ -53,6 +53,11 @@ struct request_limits {
   size_t max_code_bytes = 256 * 1024;
   std::string backend = "cpu";           // what this server judges on
   reward_kind reward = reward_kind::cuda_l1;  // when a request names none
+  /// --allow-inline-tasks: a "reference_code" that is none of the server's
+  /// tasks is judged as a task of its own, kept (by content hash) in
+  /// inline_dir, its reference sealed as a candidate is (untrusted_task).
+  bool allow_inline_tasks = false;
+  std::string inline_dir;
 };
 
 /// The candidate in a text that is code or a whole LLM answer: the answer's
@@ -73,8 +78,14 @@ parsed<judge_request> parse_judge_request(const nlohmann::json& body, const task
                                           const request_limits& limits, taken_code* code);
 
 /// The judge options a request may set, checked: profile (string), precision
-/// (fp32, tf32, bf16), baseline (eager, compile, cuda_graph), seed (an
-/// unsigned integer), trials (1-20).
+/// (fp32, tf32, bf16), baseline (eager, compile, cuda_graph), trials (1-20).
+/// Not the seed: the inputs a judgment draws stay the judge's secret (a
+/// client that fixed them could send a candidate that looks its answers up).
 parsed<nlohmann::json> check_options(const nlohmann::json& options);
+
+/// `base` with a job's options applied: those above, and the ones the server
+/// itself sets ("seed" for a competition's hidden runs, "untrusted_task" for
+/// an inline reference). The server and the queue's workers judge alike.
+judge_options with_job_options(judge_options base, const nlohmann::json& options);
 
 }  // namespace cudal1

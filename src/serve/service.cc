@@ -10,6 +10,7 @@
 #include "bench/precompile.h"
 #include "queue/job_queue.h"
 #include "report/report.h"
+#include "serve/requests.h"
 #include "store/store.h"
 
 namespace cudal1 {
@@ -52,15 +53,6 @@ std::string request_key(const judge_request& r) {
   sha256 h;
   for (const std::string& part : {r.task_source, r.format, r.code, r.options.dump()}) h.update(part + '\0');
   return h.hex_digest();
-}
-
-judge_options merged_options(judge_options o, const json& req) {
-  if (req.contains("profile")) o.profile = req["profile"].get<std::string>();
-  if (req.contains("precision")) o.precision = req["precision"].get<std::string>();
-  if (req.contains("baseline")) o.baseline = req["baseline"].get<std::string>();
-  if (req.contains("seed")) o.seed = req["seed"].get<uint64_t>();
-  if (req.contains("trials")) o.trials = req["trials"].get<int>();
-  return o;
 }
 
 std::string utc_stamp() {
@@ -243,7 +235,7 @@ void judge_service::judge_loop() {
     if (!j) return;
     changed_.notify_all();
     auto started = clock_type::now();
-    auto out = judge_candidate(j->req.task_path, j->code_path, merged_options(opt_.judge, j->req.options), quiet);
+    auto out = judge_candidate(j->req.task_path, j->code_path, with_job_options(opt_.judge, j->req.options), quiet);
     std::remove(j->code_path.c_str());
     double judged_s = std::chrono::duration<double>(clock_type::now() - started).count();
     {
