@@ -21,6 +21,7 @@ int run_best(const args_t& args);
 int run_history(const args_t& args);
 int run_llm_replay(const args_t& args);
 int run_serve(const args_t& args);
+int run_submit(const args_t& args);
 int run_export(const args_t& args);
 int run_worker_cmd(const args_t& args);
 

@@ -28,6 +28,7 @@ constexpr command kCommands[] = {
     {"best", "print a task's best standing kernel from the store, with its judgment", run_best},
     {"history", "show a task's scores per round of the optimizer", run_history},
     {"serve", "judge candidates over HTTP: a reward server for RL trainers (OpenRLHF, slime, KernelGYM, verl, TRL)", run_serve},
+    {"submit", "send a kernel to a competition (cudal1 serve --competition) and print its verdict and rank", run_submit},
     {"worker", "one GPU's judge on the Redis queue of cudal1 serve --redis (any host)", run_worker_cmd},
     {"export", "training data for CUDA-L1's three stages from the store (chat JSONL for TRL and verl)", run_export},
     {"llm-replay", "serve recorded LLM answers over the OpenAI API (tests; --record saves a real model's)", run_llm_replay},

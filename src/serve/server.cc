@@ -471,8 +471,9 @@ void judge_server::impl::add_routes() {
                          {"queued", m.queued + m.compiling}, {"running", m.running}});
   }));
   server.Get("/metrics", route(true, [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(metrics_text(), "text/plain; version=0.0.4");
+    res.set_content(metrics_text() + (options.extra_metrics ? options.extra_metrics() : ""), "text/plain; version=0.0.4");
   }));
+  if (options.extra_routes) options.extra_routes(server);
   // Unknown routes and httplib's own errors leave with a JSON body too.
   server.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;

@@ -16,6 +16,7 @@
 //   GET  /health, GET /metrics (Prometheus text)
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@
 #include "base/result.h"
 #include "serve/requests.h"
 #include "serve/service.h"
+
+namespace httplib {
+class Server;
+}
 
 namespace cudal1 {
 
@@ -34,6 +39,10 @@ struct server_options {
   double wait_timeout_s = 3600;      // longest a synchronous request waits for its judgment
   size_t max_batch = 256;            // requests in one batch (a batch route, OpenRLHF's queries); more get 413
   int http_threads = 64;
+  /// More routes on the same server (the competition's: src/competition/routes.h),
+  /// added after these, and more lines for GET /metrics.
+  std::function<void(httplib::Server&)> extra_routes;
+  std::function<std::string()> extra_metrics;
 };
 
 class judge_server {
