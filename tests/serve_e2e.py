@@ -102,7 +102,7 @@ def main():
     check(s == 200 and verdicts == ["correct", "incorrect"] and b["group_rewards"] == [1.0, -1.0],
           f"a batch keeps its order, with group rewards ({verdicts}, {b.get('group_rewards')})")
     s, b, _ = call(base, "/v1/judge", {"task": "swish", "code": correct, "fresh": True, "wait": False,
-                                       "options": {"seed": 7}})
+                                       "options": {"trials": 3}})
     check(s == 202 and b["state"] in ("queued", "compiling", "running"), f"wait: false answers 202 at once ({b.get('state')})")
     job = b["id"]
     for _ in range(600):
@@ -110,8 +110,8 @@ def main():
         if b["state"] in ("done", "failed"):
             break
         time.sleep(0.1)
-    check(b["state"] == "done" and b["verdict"] == "correct" and b["judgment"]["seed"] == 7,
-          "the job is polled to its verdict, with the seed asked for")
+    check(b["state"] == "done" and b["verdict"] == "correct" and b["judgment"]["trials"] == 3,
+          "the job is polled to its verdict, with the trials asked for")
 
     # ---- trainers' shapes -------------------------------------------------------------
     prompt = "<|user|>Make swish faster.<|assistant|>"
@@ -159,6 +159,8 @@ def main():
         ("a format of another backend", dict(body={"task": "swish", "code": correct, "format": "cuda"}), 422),
         ("oversize code", dict(body={"task": "swish", "code": "x" * 300000}), 413),
         ("a bad option", dict(body={"task": "swish", "code": correct, "options": {"time_budget": 99}}), 400),
+        ("a seed (the inputs are the judge's secret)", dict(body={"task": "swish", "code": correct,
+                                                                  "options": {"seed": 7}}), 400),
         ("no code field", dict(body={"task": "swish"}), 400),
         ("an empty batch", dict(body={"requests": []}, path="/v1/judge/batch"), 400),
         ("a batch over --max-batch", dict(body={"requests": [{"task": "swish", "code": correct}] * 257},
@@ -257,6 +259,25 @@ def main():
         time.sleep(0.1)
     stored = n_small.execute("select count(*) from judgments").fetchone()[0]
     check(stored == 1, f"only the accepted request was judged and stored ({stored})")
+
+    # ---- inline reference code (--allow-inline-tasks): a task of its own, its reference sealed ----------
+    inline, _ = start("inline", "--allow-inline-tasks")
+    probe = open(os.path.join(SRC, "tests/fixtures/tasks/untrusted_probe.py")).read()
+    s, b, _ = call(inline, "/v1/judge", {"reference_code": probe, "code": correct})
+    sandbox = (b.get("judgment") or {}).get("reference_sandbox") or {}
+    check(s == 200 and b.get("verdict") == "correct" and b.get("task", "").startswith("inline/") and
+          sandbox.get("user", "").startswith("uid 65534"),
+          f"an inline reference is judged sealed: the probe task, which raises if any way out works, imports "
+          f"({s}, {b.get('verdict')}, {b.get('task')}, reference sandbox {sandbox.get('user')}; "
+          f"{(b.get('error') or {}).get('message', '')[:200]})")
+    s, b, _ = call(inline, "/evaluate", {"task_id": "inline-1", "reference_code": probe,
+                                         "kernel_code": open(os.path.join(SRC, "examples/swish/cpu/modelnew_correct.py")).read(),
+                                         "backend": "cpu"})
+    check(s == 200, f"KernelGYM's /evaluate takes inline reference code too ({s})")
+    s, b, _ = call(inline, "/v1/judge", {"reference_code": "print('no task here')", "code": correct})
+    check(s == 422 and "no KernelBench task" in b["error"]["message"], f"inline code that is no task: 422 ({s})")
+    s, b, _ = call(inline, "/v1/judge", {"reference_code": probe, "code": correct, "options": {"untrusted_task": False}})
+    check(s == 400, f"a client cannot turn the reference's seal off ({s})")
 
 
 try:

@@ -49,6 +49,11 @@ an answer without code is scored as such (the reward's floor), not refused.
   --queue-limit N     jobs waiting or in progress before new requests get 429
                       with Retry-After (default 256)
   --max-code-bytes N  the largest code a request may send (default 262144; 413)
+  --allow-inline-tasks
+                      judge a "reference_code" that is none of the --tasks
+                      as a task of its own ("inline/HASH"); its reference
+                      runs sealed as a candidate does (cudal1 eval
+                      --untrusted-task). Without it such a request gets 422
   --max-batch N       the most requests in one batch (default 256; 413)
   --jobs N            compiles at once (default: one per CPU)
   --http-threads N    requests served at once (default 64; a synchronous
@@ -145,6 +150,7 @@ std::string read_args(const args_t& args, serve_args* out, bool* help) {
     else if (flag == "--reward") ok = r.value(&reward);
     else if (flag == "--queue-limit") ok = r.integer(&out->service.queue_limit, 1);
     else if (flag == "--max-code-bytes") ok = r.integer(&max_code, 1);
+    else if (a == "--allow-inline-tasks") out->server.limits.allow_inline_tasks = true;
     else if (flag == "--max-batch") {
       int n = 0;
       ok = r.integer(&n, 1);
@@ -173,6 +179,11 @@ std::string read_args(const args_t& args, serve_args* out, bool* help) {
   }
   if (out->server.port > 65535) return "--port must be at most 65535";
   if (max_code > 0) out->server.limits.max_code_bytes = static_cast<size_t>(max_code);
+  if (out->server.limits.allow_inline_tasks) {
+    auto dir = make_temp_dir("cudal1-inline-tasks");
+    if (!dir) return "--allow-inline-tasks: " + dir.message();
+    out->server.limits.inline_dir = *dir;
+  }
   if (!reward.empty()) {
     auto kind = parse_reward_kind(reward);
     if (!kind) return "--reward: unknown reward " + reward + " (cuda_l1, kevin or kernelgym)";
