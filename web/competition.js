@@ -18,6 +18,12 @@
   const ms = (v) => (v === null || v === undefined ? "-" : Number(v) < 1 ? fmt(v, 4) + " ms" : fmt(v, 3) + " ms");
   const pct = (v) => (v === null || v === undefined ? "-" : (100 * Number(v)).toFixed(1) + "%");
   const when = (iso) => (iso ? new Date(iso).toLocaleString() : "-");
+  // A time of today as hh:mm:ss, an older one with its date.
+  const short = (iso) => {
+    if (!iso) return "-";
+    const t = new Date(iso);
+    return t.toDateString() === new Date().toDateString() ? t.toLocaleTimeString() : t.toLocaleString();
+  };
   const TOKEN_KEY = "cudal1-competition-token";
 
   let competition = null;
@@ -117,7 +123,7 @@
           cell(tr, ms(e.time_ms));
           cell(tr, e.speedup === null ? "-" : fmt(e.speedup, 2) + "x");
           cell(tr, pct(e.sol_fraction));
-          cell(tr, when(e.submitted_at), "text");
+          cell(tr, short(e.submitted_at), "text");
           const link = el("a", "#" + e.id);
           link.href = "/submissions/" + e.id;
           tr.insertCell().appendChild(link);
@@ -156,7 +162,7 @@
       cell(tr, ms(s.time_ms));
       cell(tr, s.speedup === null ? "-" : fmt(s.speedup, 2) + "x");
       cell(tr, s.hidden ? s.hidden.verdict : "-", "text");
-      cell(tr, when(s.submitted_at), "text");
+      cell(tr, short(s.submitted_at), "text");
     }
   }
 
@@ -213,6 +219,10 @@
 
   async function submit(ev) {
     ev.preventDefault();
+    const result = $("submit-result");
+    delete result.dataset.status;
+    delete result.dataset.verdict;
+    watching = null;
     if (!token()) return say("Enter your entrant token first.", "error");
     $("submit").disabled = true;
     say("Sending…");
@@ -285,8 +295,9 @@
                   ["speedup over the reference", s.speedup === null ? "-" : fmt(s.speedup, 3) + "x"],
                   ["fraction of the speed-of-light floor", pct(s.sol_fraction)],
                   ["hidden runs", s.hidden.verdict + (s.hidden.class ? " (" + s.hidden.class + ")" : "")]];
-    if (s.standing_now) rows.push(["rank now", s.standing_now.rank + " of " + s.standing_now.of + " on " + s.standing_now.gpu +
-                                   (s.standing_now.this_is_best ? "" : " (by #" + s.standing_now.best_id + ")")]);
+    const st = s.standing_now;
+    if (st && st.this_is_best) rows.push(["rank now", st.rank + " of " + st.of + " on " + st.gpu]);
+    else if (st) rows.push([s.participant + "'s rank now", st.rank + " of " + st.of + " on " + st.gpu + ", by #" + st.best_id]);
     if (s.error) rows.push(["error", s.error]);
     const fig = $("sub-figures").tBodies[0];
     fig.textContent = "";
