@@ -20,10 +20,13 @@ packages=(
   libgtest-dev                   # tests
   python3 python3-torch          # the PyTorch reference (CPU build on Debian)
   libtorch-dev pybind11-dev python3-dev  # ModelNew candidates' load_inline extensions
-  chromium                       # the HTML report's tests, in a real (headless) browser
+  chromium                       # the HTML report's and the competition page's tests, in a real (headless) browser
+  chromium-driver python3-selenium  # the competition page's test drives Chromium (WebDriver, Selenium)
 )
-# Node.js and npm fetch the chart library the HTML report bundles (web/); a
-# machine that has them already (not from Debian) keeps its own.
+# Node.js and npm fetch the web libraries (web/: Chart.js for the HTML report
+# and the competition page, CodeMirror and esbuild for the page's editor,
+# bundled at build time); a machine that has them already (not from Debian)
+# keeps its own.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 missing=()
 for p in "${packages[@]}"; do
@@ -38,9 +41,11 @@ else
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-# The web libraries, at the versions package-lock.json pins.
+# The web libraries, at the versions package-lock.json pins: installed again
+# when the lock file is newer than what npm last installed.
 web="$(dirname "$0")/../web"
-if [ ! -f "$web/node_modules/chart.js/dist/chart.umd.js" ]; then
+if [ ! -f "$web/node_modules/chart.js/dist/chart.umd.js" ] || [ ! -f "$web/node_modules/codemirror/package.json" ] ||
+   [ ! -f "$web/node_modules/esbuild/lib/main.js" ] || [ "$web/package-lock.json" -nt "$web/node_modules/.package-lock.json" ]; then
   echo "install-deps: installing the web libraries (npm ci in web/)"
   npm ci --prefix "$web" --no-audit --no-fund --loglevel=error
 fi
