@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability placement modelnew optimize optimize-bench queue)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability placement modelnew optimize optimize-bench queue competition)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -50,6 +50,7 @@ for step in $steps; do
     optimize) python3 bench/optimize_suite.py --keep "$out" ${OPTIMIZE_ARGS:-} 2>&1 | tee "$out/optimize-suite.log" ;;
     optimize-bench) python3 bench/optimize_bench.py ${OPTIMIZE_BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/optimize-bench.log" ;;
     placement) python3 bench/cpu_placement.py --save "$out/placement" ${PLACEMENT_ARGS:-} 2>&1 | tee "$out/placement.log"; tar czf "$out/placement.tgz" -C "$out" placement && rm -rf "$out/placement" ;;
+    competition) python3 bench/competition_bench.py ${COMPETITION_ARGS:-} --save "$out" 2>&1 | tee "$out/competition-bench.log" ;;  # serve --competition with 3 CUDA submissions: the board's ranking beside cudal1 eval's
     modelnew) python3 bench/modelnew_bench.py ${MODELNEW_ARGS:-} --save "$out" 2>&1 | tee "$out/modelnew-bench.log" ;;
   esac
 done
