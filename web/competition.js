@@ -71,12 +71,16 @@
   // ---- the boards --------------------------------------------------------------------
   function drawChart(canvas, key, b) {
     if (typeof Chart === "undefined") return;
-    const start = Date.parse(competition.start);
+    const start = Date.parse(competition.start), end = Date.parse(competition.end);
+    // Minutes since the start, or hours for a competition of more than two days.
+    const [unit, unitName] = end - start > 48 * 3600e3 ? [3600e3, "hours"] : [60e3, "minutes"];
     const bySpeedup = board.ranking === "speedup";
-    const points = b.history.map((h) => ({ x: (h.t_ms - start) / 60000, y: bySpeedup ? h.speedup : h.time_ms,
+    const points = b.history.map((h) => ({ x: (h.t_ms - start) / unit, y: bySpeedup ? h.speedup : h.time_ms,
                                            who: h.participant, id: h.id }));
-    if (points.length) points.push({ x: Math.max(points[points.length - 1].x, (Math.min(Date.now(), Date.parse(competition.end)) - start) / 60000),
-                                     y: points[points.length - 1].y, who: points[points.length - 1].who, id: points[points.length - 1].id });
+    if (points.length) {  // the best stands until now
+      const last = points[points.length - 1];
+      points.push({ x: Math.max(last.x, (Math.min(Date.now(), end) - start) / unit), y: last.y, who: last.who, id: last.id });
+    }
     const old = charts.get(key);
     if (old) old.destroy();
     charts.set(key, new Chart(canvas, {
@@ -84,7 +88,7 @@
       data: { datasets: [{ label: bySpeedup ? "best speedup" : "best time (ms)", data: points, stepped: true,
                            borderColor: "#3366cc", backgroundColor: "#3366cc", pointRadius: 3 }] },
       options: { animation: false, maintainAspectRatio: false, parsing: false,
-                 scales: { x: { type: "linear", title: { display: true, text: "minutes since the start" } },
+                 scales: { x: { type: "linear", title: { display: true, text: unitName + " since the start" } },
                            y: { title: { display: true, text: bySpeedup ? "speedup" : "ms (public run)" } } },
                  plugins: { legend: { display: false },
                             tooltip: { callbacks: { label: (c) => c.raw.who + " (#" + c.raw.id + "): " + fmt(c.raw.y, 4) } } } },
