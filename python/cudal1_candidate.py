@@ -243,8 +243,18 @@ class Worker:
     def open_exchange(self, ex):
         torch = self.torch
         if ex["kind"] == "file":
-            with open(ex["path"], "r+b") as f:
-                self.mapping = mmap.mmap(f.fileno(), ex["bytes"])
+            # Not through a link, and only the reference's plain file (this
+            # process is still root here; an untrusted task owns its folder).
+            import stat
+            fd = os.open(ex["path"], os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode) or st.st_nlink != 1 or st.st_size != ex["bytes"]:
+                    raise RuntimeError(f"the exchange {ex['path']} is not the reference's file "
+                                       "(not a plain file of its size with one link)")
+                self.mapping = mmap.mmap(fd, ex["bytes"])
+            finally:
+                os.close(fd)
             return torch.frombuffer(self.mapping, dtype=torch.uint8)
         torch.cuda.synchronize()  # torch's context is current on this thread
         self.driver = ctypes.CDLL("libcuda.so.1")

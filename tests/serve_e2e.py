@@ -266,7 +266,7 @@ def main():
     s, b, _ = call(inline, "/v1/judge", {"reference_code": probe, "code": correct})
     sandbox = (b.get("judgment") or {}).get("reference_sandbox") or {}
     check(s == 200 and b.get("verdict") == "correct" and b.get("task", "").startswith("inline/") and
-          sandbox.get("user", "").startswith("uid 65534"),
+          sandbox.get("user", "").startswith("uid 65533"),
           f"an inline reference is judged sealed: the probe task, which raises if any way out works, imports "
           f"({s}, {b.get('verdict')}, {b.get('task')}, reference sandbox {sandbox.get('user')}; "
           f"{(b.get('error') or {}).get('message', '')[:200]})")

@@ -173,15 +173,21 @@ result<child_process> child_process::spawn(const worker_spawn& options) {
   std::vector<char*> cenv = c_argv(env_strings);
   std::vector<char*> cargv = c_argv(options.argv);
   pid_t pid = -1;
-  if (options.isolate)  // a fork into fresh namespaces (root only)
-    pid = static_cast<pid_t>(syscall(SYS_clone, CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | SIGCHLD, 0, 0, 0, 0));
+  bool own_mounts = false;
+  if (options.isolate) {  // a fork into fresh namespaces (root only)
+    unsigned long flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | (options.share_pid_namespace ? 0 : CLONE_NEWPID);
+    pid = static_cast<pid_t>(syscall(SYS_clone, flags | SIGCHLD, 0, 0, 0, 0));
+    own_mounts = pid >= 0;
+  }
   if (pid < 0) pid = fork();
   if (pid < 0) return make_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
-    if (getpid() == 1) {
-      // Our own mounts from here on, and a /proc that lists this namespace only.
+    if (own_mounts && (getpid() == 1 || options.share_pid_namespace)) {
+      // Our own mounts from here on, and a /proc that lists this namespace
+      // only (or, in the judge's PID namespace, this user's processes only).
       mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr);
-      mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+      mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+            options.share_pid_namespace ? "hidepid=invisible" : nullptr);
     }
     become_detached_child();
     apply_limits(options.limits);

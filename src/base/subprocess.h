@@ -61,6 +61,10 @@ struct worker_spawn {
   /// process (needs root; elsewhere an ordinary child, which can tell by
   /// getpid() != 1).
   bool isolate = false;
+  /// With isolate: keep the judge's PID namespace (CUDA IPC handles cannot
+  /// cross PID namespaces) and mount a /proc that shows only the child's own
+  /// user's processes (hidepid=invisible) instead.
+  bool share_pid_namespace = false;
 };
 
 /// A long-lived child that reads commands as lines on fd 3 and writes replies

@@ -2,6 +2,7 @@
 // steady_clock window.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -71,8 +72,17 @@ class cpu_device final : public device {
 
   result<void*> open_exchange(const exchange_ref& ref) override {
     if (ref.kind != "file") return make_error("the CPU backend needs a file exchange, got " + ref.kind);
-    int fd = open(ref.path.c_str(), O_RDWR | O_CLOEXEC);
+    // Not through a link, and only the plain file the reference made: an
+    // untrusted task's reference owns the folder it lies in, and this worker
+    // is still root here (an attack review: a task that swapped it for a link
+    // had the worker map a root-only file of the judge's machine).
+    int fd = open(ref.path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) return make_error("cannot open exchange " + ref.path + ": " + std::strerror(errno));
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1 || static_cast<uint64_t>(st.st_size) != ref.bytes) {
+      close(fd);
+      return make_error("the exchange " + ref.path + " is not the reference's file (not a plain file of its size with one link)");
+    }
     void* p = mmap(nullptr, ref.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (p == MAP_FAILED) return make_error("cannot map exchange " + ref.path + ": " + std::strerror(errno));

@@ -167,6 +167,7 @@ constexpr double kRefCallTimeoutS = 300;   // one reference call or check
 constexpr uint64_t kCpuFlushBytes = 64ull << 20;
 constexpr uint64_t kCudaFlushBytes = 256ull << 20;  // >= 2x the L2 of an H200 (60 MB) or B200 (126 MB)
 constexpr unsigned kSandboxUid = 65534;  // nobody: the candidate worker's user where the judge is root
+constexpr unsigned kReferenceUid = 65533;  // an untrusted task's sealed reference: not the candidates' user
 constexpr int kWarmupProbes = 4;         // first calls of the worker's own, not kept (cold paths)
 constexpr int kOverheadProbes = 32;      // calls timed before the candidate loads, the worker's own
 constexpr double kProbeMs[] = {0.02, 0.2, 2, 20};  // their lengths
@@ -420,6 +421,11 @@ class judgment_run {
                                 std::vector<std::string> env) {
     if (!opt_.defenses || env_or("CUDAL1_SANDBOX", "1") == "0")
       return make_error("an untrusted task's reference runs only in the sandbox (the defenses are off here)");
+    // This interpreter must have torch: the ModelNew worker starts with it
+    // before the reference's hello says so (the server's fork says at once).
+    auto has_torch = run_command({python, "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"}, 30);
+    if (!has_torch || has_torch->timed_out || !has_torch->exit.exited || has_torch->exit.code != 0)
+      return make_error("no torch in this interpreter");
     untrusted_box_ = scratch_ + "/reference-box";
     if (auto s = make_dirs(untrusted_box_); !s) return s;
     auto source = read_file(j_.task_path);
@@ -432,15 +438,20 @@ class judgment_run {
     spawn.argv = {python, "-u", script, "--backend", j_.backend, "--seal", data_dir_ + "/lib/libcudal1_seal.so"};
     if (geteuid() == 0) {
       for (const auto& e : std::filesystem::recursive_directory_iterator(untrusted_box_))
-        if (chown(e.path().c_str(), kSandboxUid, kSandboxUid) != 0)
+        if (chown(e.path().c_str(), kReferenceUid, kReferenceUid) != 0)
           return make_error("cannot hand the reference's folder to the sandbox's user");
-      if (chown(untrusted_box_.c_str(), kSandboxUid, kSandboxUid) != 0)
+      if (chown(untrusted_box_.c_str(), kReferenceUid, kReferenceUid) != 0)
         return make_error("cannot hand the reference's folder to the sandbox's user");
-      spawn.argv.insert(spawn.argv.end(), {"--sandbox-uid", std::to_string(kSandboxUid)});
+      spawn.argv.insert(spawn.argv.end(), {"--sandbox-uid", std::to_string(kReferenceUid)});
     }
     spawn.log_path = log;
     spawn.working_dir = untrusted_box_;
     spawn.isolate = env_or("CUDAL1_NAMESPACES", "1") != "0";
+    // CUDA IPC handles cannot cross PID namespaces: on CUDA the reference
+    // keeps the judge's, with a /proc showing its own user's processes only;
+    // the process filter denies it signals, tracing and memory access to any
+    // other process, and its user is not the candidates'.
+    spawn.share_pid_namespace = j_.backend == "cuda";
     spawn.clean_env = true;
     env.insert(env.end(), {"HOME=" + untrusted_box_, "TMPDIR=" + untrusted_box_, "LANG=C.UTF-8", "CUDA_CACHE_DISABLE=1",
                            "PYTHONNOUSERSITE=1"});
@@ -676,6 +687,13 @@ class judgment_run {
     worker_reply r = candidate_->request(load_cmd, opt_.call_timeout_s + 30);
     if (r.what != worker_reply::kind::ok) return candidate_failure("preparing the worker", r);
     record_sandbox(r.body["sandbox"]);
+    // From here (the probes included, so they pay what the candidate's calls
+    // pay) the worker is stopped whenever it is not answering: what the
+    // candidate leaves behind cannot run while the reference stages, runs
+    // and checks (an attack review: a ModelNew that hooked the worker's reply
+    // flush computed the next call's output from the shared exchange between
+    // requests, on the worker's own main thread, at 2-3x an honest speedup).
+    if (opt_.defenses) candidate_->freeze_between_requests();
     // Before any candidate code exists in the worker: what its requests cost
     // around a call that does nothing, on the judge's own clock.
     // The judge's wake-up after a call grows with the call's length (a

@@ -1,9 +1,14 @@
 #include "worker/channel.h"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <thread>
 
 #include "base/fs.h"
 
@@ -109,8 +114,48 @@ status worker_channel::send(const json& cmd) {
   return process_.send_line(cmd.dump());
 }
 
+void worker_channel::freeze_between_requests() {
+  freeze_ = true;
+  freeze();
+}
+
+// SIGSTOP, then wait until every thread of the worker is stopped (a thread
+// in a system call stops when it returns), at most a second.
+void worker_channel::freeze() {
+  if (!freeze_ || frozen_ || !alive_) return;
+  pid_t pid = process_.pid();
+  if (::kill(pid, SIGSTOP) != 0) return;
+  frozen_ = true;
+  std::string task_dir = "/proc/" + std::to_string(pid) + "/task";
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool all = true, any = false;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(task_dir, ec)) {
+      auto stat = read_file(e.path().string() + "/stat");
+      if (!stat) continue;
+      any = true;
+      size_t close = stat->rfind(')');
+      char state = close != std::string::npos && close + 2 < stat->size() ? (*stat)[close + 2] : '?';
+      if (state != 'T' && state != 't' && state != 'Z' && state != 'X') {
+        all = false;
+        break;
+      }
+    }
+    if (all || !any) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+void worker_channel::thaw() {
+  if (!frozen_) return;
+  ::kill(process_.pid(), SIGCONT);
+  frozen_ = false;
+}
+
 worker_reply worker_channel::request(const json& cmd, double timeout_s) {
   auto start = std::chrono::steady_clock::now();
+  thaw();  // inside the request's time, as every request (the probes' too) pays it
   // Every request carries a fresh id that its reply must echo: a line that
   // something else in the worker's process wrote is not taken for a reply.
   json tagged = cmd;
@@ -125,10 +170,12 @@ worker_reply worker_channel::request(const json& cmd, double timeout_s) {
     r.what = worker_reply::kind::failed;
     r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "a reply without the request's id: " + r.raw}};
   }
+  freeze();
   return r;
 }
 
 void worker_channel::stop() {
+  thaw();
   if (alive_) {
     if (process_.send_line(json{{"op", "quit"}}.dump())) {
       std::string line;
@@ -142,7 +189,8 @@ void worker_channel::stop() {
 }
 
 void worker_channel::kill() {
-  process_.kill_and_wait();
+  process_.kill_and_wait();  // SIGKILL ends a stopped process too
+  frozen_ = false;
   alive_ = false;
 }
 

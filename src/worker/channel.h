@@ -42,6 +42,11 @@ class worker_channel {
   void stop();
   /// Ends the worker at once (SIGKILL to its process group).
   void kill();
+  /// From now on the worker is stopped (SIGSTOP, every thread) whenever it
+  /// is not answering a request, and continued (SIGCONT) as the next one is
+  /// sent, inside that request's time: nothing it left behind can run while
+  /// the judge and the reference work between its requests.
+  void freeze_between_requests();
   const std::string& log_path() const { return log_path_; }
   pid_t pid() const { return process_.pid(); }
   /// The last lines the worker's process printed (its stdout and stderr).
@@ -52,6 +57,10 @@ class worker_channel {
   child_process process_;
   std::string log_path_;
   bool alive_ = true;
+  bool freeze_ = false;   // stop the worker between requests
+  bool frozen_ = false;   // it is stopped now
+  void freeze();
+  void thaw();
   std::mt19937_64 next_id_{std::random_device{}()};
 };
 

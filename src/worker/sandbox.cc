@@ -118,6 +118,17 @@ std::string forbid_processes() {
   // candidate may not move off it (an OpenMP runtime that binds threads
   // gets EPERM and carries on).
   add_block(f, SYS_sched_setaffinity, {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)});
+  // No reach into another process: signals only to this process (glibc's
+  // raise and pthread_kill name it), no tracing, no reading or writing its
+  // memory, no taking its descriptors. (A sealed reference shares the judge's
+  // PID namespace, where CUDA IPC needs it.)
+  const sock_filter eperm = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+  const unsigned self = static_cast<unsigned>(getpid());
+  for (long nr : {long(SYS_kill), long(SYS_tgkill), long(SYS_rt_sigqueueinfo), long(SYS_rt_tgsigqueueinfo)})
+    add_block(f, nr, {load_arg(0), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 0, 1), allow, eperm});
+  for (long nr : {long(SYS_tkill), long(SYS_ptrace), long(SYS_process_vm_readv), long(SYS_process_vm_writev),
+                  long(SYS_pidfd_getfd), long(SYS_pidfd_send_signal), long(SYS_kcmp)})
+    add_block(f, nr, {eperm});
   for (const auto& c : kForbidden)
     if (c.nr != SYS_clone && c.nr != SYS_fcntl && c.nr != SYS_ioctl) add_block(f, c.nr, {trap});
   // clone: a thread (CLONE_THREAD in the low word of the flags) is fine.
