@@ -120,6 +120,12 @@ def main():
           f"{a1.get('hidden')}, {a1.get('error')})")
     check(a1["public"]["signature"]["inputs"][0]["shape"] == [256, 1024] and "task" not in a1["public"],
           "her public run is the public sizes, without the server's paths")
+    db = sqlite3.connect(main_store)
+    hidden = json.loads(db.execute("select hidden_judgments from submissions where id = ?", (a1["id"],)).fetchone()[0])
+    db.close()
+    runs = [(j.get("seed"), j.get("profile"), j["signature"]["inputs"][0]["shape"], j["verdict"]) for j in hidden]
+    check(runs == [(913377, "cudal1_hidden_1", [311, 1531], "correct"), (5550123, "cpu", [256, 1024], "correct")],
+          f"the hidden runs were judged at their sizes and seeds, kept for the organizers ({runs})")
 
     rc, out, err = submit_cli(base, "bob", "swish", "tests/fixtures/competition/swish_public_shape.cpp")
     check(rc == 0 and "incorrect on the hidden run" in out and "hidden runs: fail (incorrect)" in out,
