@@ -32,7 +32,7 @@ an answer without code is scored as such (the reward's floor), not refused.
 
   --tasks DIR|FILE    the tasks it judges (every *.py of each folder), named
                       "folder/stem" ("level1/softmax") or by a stem no other
-                      task has; repeatable (required)
+                      task has; repeatable (required, but for --competition)
   --host H            the address to listen on (default 127.0.0.1: this
                       machine only; 0.0.0.0 for every interface)
   --port P            the port (default 8000; 0: any free port)
