@@ -22,7 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from competition_fixture import HIDDEN_MARKS, TOKENS, Checks, Server, call, source, write_competition  # noqa: E402
+from competition_fixture import TOKENS, Checks, Server, call, hidden_marks_in, source, write_competition  # noqa: E402
 
 try:
     from selenium import webdriver
@@ -189,7 +189,7 @@ def main():
         d.execute_script("window.scrollTo(0, 0)")
         shot(d, "board")
         page_text = d.find_element(By.TAG_NAME, "body").text
-        check(not [m for m in HIDDEN_MARKS if m in page_text], "the page shows no hidden size or seed")
+        check(not hidden_marks_in(page_text), f"the page shows no hidden size or seed ({hidden_marks_in(page_text)})")
 
         # A submission's own page: carol's hack, seen by carol (her token is the page's).
         d.execute_script(f"document.querySelector('#recent tr[data-id=\"{hack[0][0]}\"] a').click()")

@@ -31,7 +31,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from competition_fixture import HIDDEN_MARKS, TOKENS, Checks, Server, call, source, write_competition  # noqa: E402
+from competition_fixture import TOKENS, Checks, Server, call, hidden_marks_in, source, write_competition  # noqa: E402
 
 CUDAL1, SRC = sys.argv[1], sys.argv[2]
 TMP = tempfile.mkdtemp(prefix="competition-e2e-")
@@ -63,7 +63,7 @@ def stored(store):
 
 
 def no_hidden(text):
-    return [m for m in HIDDEN_MARKS if m in text]
+    return hidden_marks_in(text)
 
 
 def first_event(base, seen_version, timeout_s):

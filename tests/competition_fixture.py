@@ -8,6 +8,7 @@ import datetime
 import hashlib
 import json
 import os
+import re
 import subprocess
 import time
 import urllib.error
@@ -16,6 +17,17 @@ import urllib.request
 TOKENS = {"alice": "alice-7f3c2d1e", "bob": "bob-91ab44c0", "carol": "carol-5d2e8f19"}
 # The hidden runs' sizes and seeds: no entrant-visible answer may hold them.
 HIDDEN_MARKS = ["1531", "1777", "913377", "424243", "5550123", "cudal1_hidden"]
+
+
+def hidden_marks_in(text):
+    """The hidden sizes and seeds `text` holds, as whole numbers (not digits
+    of a timing or a timestamp), and the hidden profiles' names."""
+    found = []
+    for m in HIDDEN_MARKS:
+        pattern = re.escape(m) if not m.isdigit() else r"(?<![\d.])" + m + r"(?![\d.])"
+        if re.search(pattern, text):
+            found.append(m)
+    return found
 JUDGE = ["--time-budget", "0.3", "--timeout", "3", "--recheck-above", "0", "--recheck-above-best", "0"]
 
 

@@ -55,6 +55,10 @@ json public_outline(const json& j) {
 
 run_outcome outcome_of(const json& judgment) {
   run_outcome o;
+  if (!judgment.is_object()) {
+    o.error = "the judgment is missing";
+    return o;
+  }
   o.done = true;
   o.verdict = judgment.value("verdict", "");
   if (judgment.contains("hacks") && judgment["hacks"].is_array())
@@ -65,6 +69,7 @@ run_outcome outcome_of(const json& judgment) {
 }
 
 void take_public_judgment(submission& s, const json& judgment) {
+  if (!judgment.is_object()) return;
   json j = judgment;
   // The server's own files: the judge's copy of the task (beside the hidden
   // sizes) and the candidate's scratch path are nobody's business.
