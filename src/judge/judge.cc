@@ -17,13 +17,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <random>
-#include <sstream>
 #include <set>
 
 #include "audit/kernel_origin.h"
@@ -34,6 +32,7 @@
 #include "compile/compiler.h"
 #include "compile/python_build.h"
 #include "task/python.h"
+#include "worker/census.h"
 #include "worker/channel.h"
 #include "worker/layout.h"
 #include "worker/ref_server.h"
@@ -723,7 +722,7 @@ class judgment_run {
     // The judge's own thread census, from outside the worker: its baseline
     // now, before any of the candidate's code exists there (a census inside
     // the worker runs in the candidate's address space, which can blind it).
-    outside_baseline_ = worker_threads();
+    outside_baseline_ = list_threads(worker_proc());
     outside_census_ = !outside_baseline_.empty();
     r = candidate_->request({{"op", "open"}, {"library", modelnew_ ? "./candidate.py" : "./candidate.so"}}, opt_.call_timeout_s + 30);
     if (r.what == worker_reply::kind::ok && outside_census_) {
@@ -817,47 +816,17 @@ class judgment_run {
     t.ok = true;
   }
 
-  // The worker's threads as the judge sees them in /proc (its pid in the
-  // judge's namespace); empty where they cannot be read.
-  std::set<std::string> worker_threads() const {
-    std::set<std::string> tids;
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(candidate_->pid()) + "/task", ec))
-      tids.insert(e.path().filename().string());
-    return tids;
-  }
+  // The worker's /proc folder in the judge's namespace: the census from
+  // outside the worker reads it (src/worker/census.h).
+  std::string worker_proc() const { return "/proc/" + std::to_string(candidate_->pid()); }
 
   // Threads of the worker not in the judge's baseline that are still running
-  // (not exiting: a thread the call joined may be listed for a moment), and
-  // its child processes; each as "name (tid)".
+  // (not exiting: a thread the call joined may be listed for a moment), as
+  // "name (tid)", and its child processes, as "process PID".
   json outside_new_threads() const {
-    json out = json::array();
-    std::string task_dir = "/proc/" + std::to_string(candidate_->pid()) + "/task/";
-    for (const auto& tid : worker_threads()) {
-      auto children = read_file(task_dir + tid + "/children");
-      if (children)
-        for (std::istringstream in(*children); in;) {
-          std::string pid;
-          if (in >> pid) out.push_back("process " + pid);
-        }
-      if (outside_baseline_.count(tid)) continue;
-      auto stat = read_file(task_dir + tid + "/stat");
-      if (!stat) continue;  // gone since the listing
-      size_t close = stat->rfind(')');
-      if (close == std::string::npos || close + 2 >= stat->size()) continue;
-      std::istringstream fields(stat->substr(close + 2));
-      std::string state, skip;
-      unsigned long long flags = 0;
-      fields >> state;
-      for (int i = 0; i < 5; ++i) fields >> skip;  // ppid pgrp session tty_nr tpgid, then flags
-      fields >> flags;
-      constexpr unsigned long long kExiting = 0x4;  // PF_EXITING
-      if (state == "Z" || state == "X" || (flags & kExiting)) continue;
-      auto comm = read_file(task_dir + tid + "/comm");
-      std::string name = comm ? *comm : "";
-      while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
-      out.push_back(name.empty() ? tid : name + " (" + tid + ")");
-    }
+    std::string proc = worker_proc();
+    json out = new_threads(outside_baseline_, proc);
+    for (const auto& pid : child_processes(proc)) out.push_back("process " + pid);
     return out;
   }
 

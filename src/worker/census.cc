@@ -8,9 +8,21 @@
 
 namespace cudal1 {
 
-std::set<std::string> list_threads() {
+namespace {
+
+// A thread's stat line after its name: "S ppid pgrp ...", or empty.
+std::string stat_fields(const std::string& tid, const std::string& proc) {
+  std::ifstream in(proc + "/task/" + tid + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close = text.rfind(')');
+  return close == std::string::npos || close + 2 >= text.size() ? "" : text.substr(close + 2);
+}
+
+}  // namespace
+
+std::set<std::string> list_threads(const std::string& proc) {
   std::set<std::string> tids;
-  if (DIR* d = opendir("/proc/self/task")) {
+  if (DIR* d = opendir((proc + "/task").c_str())) {
     while (dirent* e = readdir(d))
       if (e->d_name[0] != '.') tids.insert(e->d_name);
     closedir(d);
@@ -18,12 +30,15 @@ std::set<std::string> list_threads() {
   return tids;
 }
 
-bool thread_running(const std::string& tid) {
-  std::ifstream in("/proc/self/task/" + tid + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close = text.rfind(')');
-  if (close == std::string::npos) return false;
-  std::istringstream fields(text.substr(close + 2));
+char thread_state(const std::string& tid, const std::string& proc) {
+  std::string fields = stat_fields(tid, proc);
+  return fields.empty() ? '?' : fields[0];
+}
+
+bool thread_running(const std::string& tid, const std::string& proc) {
+  std::string text = stat_fields(tid, proc);
+  if (text.empty()) return false;
+  std::istringstream fields(text);
   std::string state, skip;
   unsigned long long flags = 0;
   fields >> state;
@@ -33,27 +48,27 @@ bool thread_running(const std::string& tid) {
   return state != "Z" && state != "X" && !(flags & kExiting);
 }
 
-std::string thread_name(const std::string& tid) {
-  std::ifstream in("/proc/self/task/" + tid + "/comm");
+std::string thread_name(const std::string& tid, const std::string& proc) {
+  std::ifstream in(proc + "/task/" + tid + "/comm");
   std::string name;
   std::getline(in, name);
   return name;
 }
 
-std::vector<std::string> new_threads(const std::set<std::string>& baseline) {
+std::vector<std::string> new_threads(const std::set<std::string>& baseline, const std::string& proc) {
   std::vector<std::string> out;
-  for (const auto& tid : list_threads()) {
-    if (baseline.count(tid) || !thread_running(tid)) continue;
-    std::string name = thread_name(tid);
+  for (const auto& tid : list_threads(proc)) {
+    if (baseline.count(tid) || !thread_running(tid, proc)) continue;
+    std::string name = thread_name(tid, proc);
     out.push_back(name.empty() ? tid : name + " (" + tid + ")");
   }
   return out;
 }
 
-std::vector<std::string> child_processes() {
+std::vector<std::string> child_processes(const std::string& proc) {
   std::vector<std::string> pids;
-  for (const auto& tid : list_threads()) {
-    std::ifstream in("/proc/self/task/" + tid + "/children");
+  for (const auto& tid : list_threads(proc)) {
+    std::ifstream in(proc + "/task/" + tid + "/children");
     for (std::string pid; in >> pid;) pids.push_back(pid);
   }
   return pids;

@@ -1,6 +1,8 @@
-// What a call left running in the worker's process: threads not in a
-// baseline, child processes. Shared by the native worker and the seal
-// library the Python candidate worker loads.
+// What a call left running in a worker's process: threads not in a
+// baseline, child processes. Read from /proc: by the native worker and the
+// seal library the Python candidate worker loads, each of itself
+// ("/proc/self"), and by the judge of the worker from outside it
+// ("/proc/PID", which the candidate's code cannot blind).
 #pragma once
 
 #include <set>
@@ -9,16 +11,19 @@
 
 namespace cudal1 {
 
-/// The thread ids of this process (/proc/self/task).
-std::set<std::string> list_threads();
+/// The thread ids of the process whose /proc folder is `proc`.
+std::set<std::string> list_threads(const std::string& proc = "/proc/self");
+/// A thread's state letter from its stat ('R', 'S', 'T', 'Z', ...); '?'
+/// when it cannot be read (gone).
+char thread_state(const std::string& tid, const std::string& proc = "/proc/self");
 /// Whether a thread still runs: not gone, not a zombie, not exiting (a thread
 /// the call joined may still be listed for a moment, with PF_EXITING set).
-bool thread_running(const std::string& tid);
+bool thread_running(const std::string& tid, const std::string& proc = "/proc/self");
 /// A thread's name (comm).
-std::string thread_name(const std::string& tid);
+std::string thread_name(const std::string& tid, const std::string& proc = "/proc/self");
 /// Threads running now that are not in `baseline`, as "name (tid)".
-std::vector<std::string> new_threads(const std::set<std::string>& baseline);
+std::vector<std::string> new_threads(const std::set<std::string>& baseline, const std::string& proc = "/proc/self");
 /// The process's children (the worker starts none of its own).
-std::vector<std::string> child_processes();
+std::vector<std::string> child_processes(const std::string& proc = "/proc/self");
 
 }  // namespace cudal1

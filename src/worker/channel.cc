@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <thread>
 
 #include "base/fs.h"
+#include "worker/census.h"
 
 namespace cudal1 {
 
@@ -126,23 +126,19 @@ void worker_channel::freeze() {
   pid_t pid = process_.pid();
   if (::kill(pid, SIGSTOP) != 0) return;
   frozen_ = true;
-  std::string task_dir = "/proc/" + std::to_string(pid) + "/task";
+  std::string proc = "/proc/" + std::to_string(pid);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   while (std::chrono::steady_clock::now() < deadline) {
-    bool all = true, any = false;
-    std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(task_dir, ec)) {
-      auto stat = read_file(e.path().string() + "/stat");
-      if (!stat) continue;
-      any = true;
-      size_t close = stat->rfind(')');
-      char state = close != std::string::npos && close + 2 < stat->size() ? (*stat)[close + 2] : '?';
-      if (state != 'T' && state != 't' && state != 'Z' && state != 'X') {
+    auto tids = list_threads(proc);
+    bool all = true;
+    for (const auto& tid : tids) {
+      char state = thread_state(tid, proc);  // '?': gone since the listing
+      if (state != 'T' && state != 't' && state != 'Z' && state != 'X' && state != '?') {
         all = false;
         break;
       }
     }
-    if (all || !any) return;
+    if (all) return;
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
 }
