@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "base/fs.h"
+#include "base/http_json.h"
 
 namespace cudal1 {
 
@@ -10,16 +11,10 @@ using nlohmann::json;
 
 namespace {
 
-struct http_failure {
-  int status;
-  std::string message;
-  int retry_after_s = 0;
-};
-
-void send_json(httplib::Response& res, int status, const json& body) {
-  res.status = status;
+// The API's answers are live state: never kept by a browser's cache.
+void send_fresh_json(httplib::Response& res, int status, const json& body) {
   res.set_header("Cache-Control", "no-store");
-  res.set_content(body.dump(), "application/json");
+  send_json(res, status, body);
 }
 
 std::string html_escaped(const std::string& s) {
@@ -59,14 +54,6 @@ const participant* entrant_of(const httplib::Request& req, competition_host& hos
   return p;
 }
 
-json parse_body(const httplib::Request& req) {
-  try {
-    return json::parse(req.body);
-  } catch (const json::parse_error& e) {
-    throw http_failure{400, std::string("malformed JSON: ") + e.what()};
-  }
-}
-
 std::string string_field(const json& body, const char* key, bool required) {
   if (!body.contains(key)) {
     if (required) throw http_failure{400, std::string("the submission has no \"") + key + "\""};
@@ -95,17 +82,8 @@ json full_view(competition_host& host, const submission& s, bool owner) {
 template <class Work>
 httplib::Server::Handler handler(Work work) {
   return [work](const httplib::Request& req, httplib::Response& res) {
-    try {
-      work(req, res);
-    } catch (const http_failure& f) {
-      if (f.status == 401) res.set_header("WWW-Authenticate", "Bearer");
-      if (f.retry_after_s > 0) res.set_header("Retry-After", std::to_string(f.retry_after_s));
-      send_json(res, f.status, {{"error", {{"message", f.message}, {"status", f.status}}}});
-    } catch (const json::exception& e) {
-      send_json(res, 400, {{"error", {{"message", std::string("a field has the wrong type: ") + e.what()}, {"status", 400}}}});
-    } catch (const std::exception& e) {
-      send_json(res, 500, {{"error", {{"message", std::string("the server failed: ") + e.what()}, {"status", 500}}}});
-    }
+    answer_json(res, [&] { work(req, res); });
+    if (res.status >= 400) res.set_header("Cache-Control", "no-store");
   };
 }
 
@@ -198,17 +176,17 @@ void add_competition_routes(httplib::Server& server, competition_host& host, con
   add_page_routes(server, host, pages);
   add_event_route(server, host, options);
   server.Get("/v1/competition", handler([&host](const httplib::Request&, httplib::Response& res) {
-    send_json(res, 200, host.definition().public_json(std::time(nullptr)));
+    send_fresh_json(res, 200, host.definition().public_json(std::time(nullptr)));
   }));
   server.Get("/v1/competition/board", handler([&host](const httplib::Request&, httplib::Response& res) {
-    send_json(res, 200, host.board());
+    send_fresh_json(res, 200, host.board());
   }));
   server.Get("/v1/competition/me", handler([&host](const httplib::Request& req, httplib::Response& res) {
-    send_json(res, 200, {{"participant", entrant_of(req, host, true)->name}});
+    send_fresh_json(res, 200, {{"participant", entrant_of(req, host, true)->name}});
   }));
   server.Post("/v1/competition/submissions", handler([&host, options](const httplib::Request& req, httplib::Response& res) {
     const participant* who = entrant_of(req, host, true);  // before anything is read: a stranger stores nothing
-    json body = parse_body(req);
+    json body = parse_json_body(req);
     if (!body.is_object()) throw http_failure{400, "a submission is a JSON object {\"task\", \"code\"}"};
     for (const auto& [k, v] : body.items())
       if (k != "task" && k != "code" && k != "format" && k != "wait")
@@ -222,24 +200,24 @@ void add_competition_routes(httplib::Server& server, competition_host& host, con
     if (body.value("wait", false)) {
       auto s = host.wait_judged(id, options.wait_timeout_s);
       if (s && (s->state == "done" || s->state == "failed")) {
-        send_json(res, 200, full_view(host, *s, true));
+        send_fresh_json(res, 200, full_view(host, *s, true));
         return;
       }
     }
     auto s = host.get(id);
-    send_json(res, 202, full_view(host, *s, true));
+    send_fresh_json(res, 202, full_view(host, *s, true));
   }));
   server.Get("/v1/competition/submissions", handler([&host](const httplib::Request& req, httplib::Response& res) {
     const participant* who = entrant_of(req, host, true);
     json list = json::array();
     for (const auto& s : host.submissions_of(who->name)) list.push_back(submission_summary(s));
-    send_json(res, 200, {{"participant", who->name}, {"submissions", list}});
+    send_fresh_json(res, 200, {{"participant", who->name}, {"submissions", list}});
   }));
   server.Get(R"(/v1/competition/submissions/(\d+))", handler([&host](const httplib::Request& req, httplib::Response& res) {
     const participant* who = entrant_of(req, host, false);
     auto s = host.get(id_of(req));
     if (!s) throw http_failure{404, "no submission " + std::string(req.matches[1])};
-    send_json(res, 200, full_view(host, *s, who && who->name == s->participant));
+    send_fresh_json(res, 200, full_view(host, *s, who && who->name == s->participant));
   }));
 }
 

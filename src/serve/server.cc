@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/http_json.h"
 #include "base/http_server.h"
 #include "base/sha256.h"
 
@@ -18,23 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-// An error the client sees: its status, a JSON body, Retry-After on 429.
-struct http_failure {
-  int status;
-  std::string message;
-  int retry_after_s = 0;
-};
-
-void send_json(httplib::Response& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(body.dump(), "application/json");
-}
-
-void send_error(httplib::Response& res, const http_failure& f) {
-  if (f.retry_after_s > 0) res.set_header("Retry-After", std::to_string(f.retry_after_s));
-  send_json(res, f.status, {{"error", {{"message", f.message}, {"status", f.status}}}});
-}
-
 // The bearer token of the request being handled (hashed), set by the route
 // wrapper on the HTTP thread: jobs belong to it, and GET /v1/jobs/ID shows a
 // job to its owner only.
@@ -43,14 +27,6 @@ thread_local std::string current_owner;
 std::string owner_of(const httplib::Request& req) {
   std::string auth = req.get_header_value("Authorization");
   return auth.empty() ? "" : sha256_hex(auth);
-}
-
-json parse_body(const httplib::Request& req) {
-  try {
-    return json::parse(req.body);
-  } catch (const json::parse_error& e) {
-    throw http_failure{400, std::string("malformed JSON: ") + e.what()};
-  }
 }
 
 std::string utc_now() {
@@ -356,18 +332,11 @@ void judge_server::impl::add_routes() {
   // Every handler: authorization, then its work; a failure becomes its JSON error.
   auto route = [this](bool open, auto work) {
     return [this, open, work](const httplib::Request& req, httplib::Response& res) {
-      try {
+      answer_json(res, [&] {
         if (!open) authorize(req);
         current_owner = owner_of(req);
         work(req, res);
-      } catch (const http_failure& f) {
-        if (f.status == 401) res.set_header("WWW-Authenticate", "Bearer");
-        send_error(res, f);
-      } catch (const json::exception& e) {  // a field of the wrong type in the request
-        send_error(res, {400, std::string("a field of the request has the wrong type: ") + e.what()});
-      } catch (const std::exception& e) {
-        send_error(res, {500, std::string("the server failed: ") + e.what()});
-      }
+      });
       count(req, res.status);
     };
   };
@@ -379,7 +348,7 @@ void judge_server::impl::add_routes() {
   };
 
   server.Post("/v1/judge", route(false, [this](const httplib::Request& req, httplib::Response& res) {
-    json body = parse_body(req);
+    json body = parse_json_body(req);
     auto qs = submit({body}, "judge");
     if (body.is_object() && body.value("wait", true) == false && !qs[0].job_id.empty()) {
       auto v = service->get(qs[0].job_id);
@@ -389,7 +358,7 @@ void judge_server::impl::add_routes() {
     send_json(res, 200, finished(qs[0]));
   }));
   server.Post("/v1/judge/batch", route(false, [this, body_list](const httplib::Request& req, httplib::Response& res) {
-    json body = parse_body(req);
+    json body = parse_json_body(req);
     json results = wait_all(submit(body_list(body), "judge_batch"));
     json out = {{"results", results}};
     // CUDA-L1's smoothing over a group of samples of one prompt.
@@ -412,16 +381,16 @@ void judge_server::impl::add_routes() {
     send_json(res, 200, {{"tasks", list}, {"backend", options.limits.backend}});
   }));
   server.Post("/v1/openrlhf", route(false, [this](const httplib::Request& req, httplib::Response& res) {
-    send_json(res, 200, openrlhf(parse_body(req)));
+    send_json(res, 200, openrlhf(parse_json_body(req)));
   }));
   server.Post("/v1/slime", route(false, [this](const httplib::Request& req, httplib::Response& res) {
-    send_json(res, 200, slime(parse_body(req)));
+    send_json(res, 200, slime(parse_json_body(req)));
   }));
   server.Post("/evaluate", route(false, [this](const httplib::Request& req, httplib::Response& res) {
-    send_json(res, 200, kernelgym_evaluate(req, parse_body(req)));
+    send_json(res, 200, kernelgym_evaluate(req, parse_json_body(req)));
   }));
   server.Post("/evaluate/batch", route(false, [this](const httplib::Request& req, httplib::Response& res) {
-    json body = parse_body(req);
+    json body = parse_json_body(req);
     if (!body.is_object() || !body.contains("tasks") || !body["tasks"].is_array() || body["tasks"].empty())
       throw http_failure{400, "KernelGYM's batch has \"batch_id\" and a non-empty list \"tasks\""};
     json results = json::array();
