@@ -799,29 +799,16 @@ def seal_reference(seal_path, sandbox_uid, backend):
     unprivileged user, no processes (libcudal1_seal.so, the native worker's
     layers). What the judge would otherwise read from elsewhere (the device
     check's kernels) is loaded first. Returns the layers in force."""
-    import ctypes
-    lib = ctypes.CDLL(seal_path)
-    out = ctypes.create_string_buffer(1 << 16)
-
-    def call(name, *args):
-        fn = getattr(lib, name)
-        if fn(*args, out, len(out)) != 0:
-            raise RuntimeError(f"{name}: reply too long")
-        return json.loads(out.value.decode())
-    lib.cudal1_seal.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_int,
-                                ctypes.c_char_p, ctypes.c_size_t]
-    layers = call("cudal1_isolate_network")
+    # The candidate worker's own seal calls, the same library and layers.
+    from cudal1_candidate import load_seal, python_reads, seal_call
+    load_seal(seal_path)
+    layers = seal_call("cudal1_isolate_network")
     if backend == "cuda":
         probe = torch.empty(1, device="cuda")
         device_check(probe)  # its kernels' file lies outside the sealed folders
         torch.cuda.synchronize()
-    reads = set()
-    for p in [sys.prefix, sys.exec_prefix, sys.base_prefix] + [p for p in sys.path if p]:
-        p = os.path.realpath(p)
-        if os.path.isdir(p) and p not in ("/", os.path.realpath(os.getcwd())):
-            reads.add(p)
-    layers.update(call("cudal1_seal", os.getcwd().encode(), ":".join(sorted(reads)).encode(),
-                       1 if backend == "cuda" else 0, sandbox_uid, 1))
+    layers.update(seal_call("cudal1_seal", os.getcwd().encode(), python_reads().encode(),
+                            1 if backend == "cuda" else 0, sandbox_uid, 1))
     if os.getpid() != 1:  # the judge's PID namespace (CUDA IPC needs it): what this process can see of it
         others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
         layers["pid_namespace"] = (f"the judge's (CUDA IPC needs it); /proc shows {len(others)} other processes; "
