@@ -4,10 +4,18 @@
 // "// expect-hack: CLASS" ("# expect-hack: CLASS"), that the judgment
 // reports a hack of that class (and none where it says nothing).
 //
+// A clock forger (expect-hack: timer_tampering) may instead be judged
+// `correct` where the judge's clock check could not tell (a busy machine:
+// the probes' noise exceeds the grey zone), but only with nothing gained:
+// every call then counts at the judge's own clock, so the judgment must
+// carry the `timer_judge_clock` check and a median at least twice the
+// window the worker reported (each corpus forger reports a third or less).
+//
 //   expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] -- TASK CAND... [eval flags]
 //
 // With --expect-exit, checks the exit status and that the output contains
 // TEXT instead (for unusable input). Prints what cudal1 printed either way.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -43,6 +51,33 @@ std::string expected_hack(const std::string& path) {
   std::getline(in, line);
   std::getline(in, line);
   return tag_value(line, "expect-hack");
+}
+
+// A forged window the judge's clock overruled: the judgment was timed by the
+// judge's clock (the `timer_judge_clock` check) and its median is at least
+// twice the median the worker reported.
+bool neutralized(const nlohmann::json& j, std::string& why) {
+  bool judge_clock = false;
+  for (const auto& c : j["checks"]) judge_clock |= c.value("name", "") == "timer_judge_clock" && c.value("pass", false);
+  if (!judge_clock) {
+    why = "correct without the judge's clock timing the calls: the forged window stood";
+    return false;
+  }
+  const auto& worker = j["judge_clock"]["worker_samples_ms"];
+  std::vector<double> w;
+  for (const auto& x : worker) w.push_back(x.get<double>());
+  if (w.empty()) {
+    why = "no worker samples kept beside the judge's clock";
+    return false;
+  }
+  std::sort(w.begin(), w.end());
+  double worker_median = w.size() % 2 ? w[w.size() / 2] : (w[w.size() / 2 - 1] + w[w.size() / 2]) / 2;
+  double judged = j["candidate"].value("median_ms", 0.0);
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "judged median %.4g ms against the worker's forged %.4g ms (%.2fx)", judged, worker_median,
+                judged / worker_median);
+  why = buf;
+  return judged >= 2 * worker_median;
 }
 
 bool is_candidate(const std::string& arg) {
@@ -119,6 +154,15 @@ int main(int argc, char** argv) {
     std::string want_hack = expected_hacks[seen];
     std::string want = expected[seen++];
     bool ok = got == want;
+    if (!ok && want == "rejected" && want_hack == "timer_tampering" && got == "correct") {
+      std::string why;
+      ok = neutralized(j, why);
+      std::printf("%s: %s\n", ok ? "PASS (neutralized, not rejected)" : "FAIL", why.c_str());
+      if (ok) {
+        std::printf("PASS: correct at the judge's clock (expected rejected or neutralized)\n");
+        continue;
+      }
+    }
     if (ok && !want_hack.empty()) {
       bool caught = false;
       for (const auto& h : j["hacks"]) caught |= h.value("class", "") == want_hack;
