@@ -584,16 +584,116 @@ def run_main(a):
     return 0
 
 
-def main():
+def arguments(argv):
     ap = argparse.ArgumentParser(description="cudal1's ModelNew worker (started by cudal1)")
     ap.add_argument("--backend", default="cpu")
-    ap.add_argument("--seal", required=True)
+    ap.add_argument("--seal")
     ap.add_argument("--sandbox-uid", type=int, default=0)
     ap.add_argument("--cpu", type=int, default=-1)
     ap.add_argument("--build")
     ap.add_argument("--out")
     ap.add_argument("--arch")
-    a = ap.parse_args()
+    ap.add_argument("--serve", nargs=2, metavar=("SOCKET", "IDLE_S"))
+    a = ap.parse_args(argv)
+    if not a.serve and not a.seal:
+        ap.error("--seal is required")
+    return a
+
+
+# ---- the candidate server: a worker forked from a Python that imported torch ----
+
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
+PR_SET_PDEATHSIG = 1
+
+
+def serve_main(socket_path, idle_s):
+    """cudal1_candidate.py --serve SOCKET IDLE_S: imports what a run worker
+    imports before its seal, once, then forks a run worker per request
+    (start_forked_worker), so a warm ModelNew judgment does not pay torch's
+    import (3.6 s on the H200 machine). Nothing of a candidate ever runs in
+    this process: each worker is sealed before it imports one, as a worker
+    the judge starts itself is."""
+    import torch  # noqa: F401
+    import torch.utils.cpp_extension  # noqa: F401
+    import cudal1_forkserver
+    return cudal1_forkserver.serve(socket_path, idle_s, f"cudal1 candidate server: torch {torch.__version__}",
+                                   start_forked_worker)
+
+
+def start_forked_worker(request, fds, conn, judge_pid):
+    """In the server's child, the keeper: makes the worker as the judge's own
+    spawn would (src/base/subprocess.cc child_process::spawn): init of its own
+    PID, mount, network and IPC namespaces with a private /proc, its own
+    process group, the limits, descriptors and environment the judge sent, its
+    working folder. The keeper sends the worker's pid, waits for it, and sends
+    how it ended (the judge cannot wait for a process it did not start); if
+    the judge goes first, the worker is killed."""
+    import select
+    import signal
+    libc = ctypes.CDLL(None, use_errno=True)
+    os.setsid()
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWPID
+    isolated = bool(request.get("isolate")) and libc.unshare(ctypes.c_int(flags)) == 0
+    judge = os.pidfd_open(judge_pid)
+    pid = os.fork()
+    if pid == 0:
+        os.close(judge)
+        return run_forked_worker(request, fds, isolated, libc)
+    for fd in fds:
+        os.close(fd)
+    conn.sendall(f"{pid}\n".encode())
+    worker = os.pidfd_open(pid)
+    poller = select.poll()
+    poller.register(judge, select.POLLIN)
+    poller.register(worker, select.POLLIN)
+    while True:
+        ready = {fd for fd, _ in poller.poll()}
+        if worker in ready:
+            break
+        if judge in ready:  # the judge is gone: nobody will read this worker
+            os.kill(pid, signal.SIGKILL)
+            break
+    _, status = os.waitpid(pid, 0)
+    ended = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
+    try:
+        conn.sendall(f"{ended}\n".encode())
+    except OSError:
+        pass
+    return 0
+
+
+def run_forked_worker(request, fds, isolated, libc):
+    import resource
+    import signal
+    import cudal1_forkserver
+    if isolated and os.getpid() == 1:
+        # Our own mounts from here on, and a /proc that lists this namespace only.
+        libc.mount(None, b"/", None, ctypes.c_ulong(MS_REC | MS_PRIVATE), None)
+        libc.mount(b"proc", b"/proc", b"proc", ctypes.c_ulong(MS_NOSUID | MS_NODEV | MS_NOEXEC), None)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.setpgid(0, 0)  # its own group: the judge kills it whole
+    names = {"cpu_seconds": resource.RLIMIT_CPU, "address_bytes": resource.RLIMIT_AS,
+             "open_files": resource.RLIMIT_NOFILE, "processes": resource.RLIMIT_NPROC,
+             "file_bytes": resource.RLIMIT_FSIZE}
+    for name, value in request.get("limits", {}).items():
+        if name in names and value:
+            resource.setrlimit(names[name], (int(value), int(value)))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    cudal1_forkserver.become_worker(fds, request.get("env", {}))
+    try:
+        os.chdir(request["cwd"])
+    except (KeyError, OSError):
+        return 126
+    args = request.get("args", [])
+    sys.argv = [sys.argv[0]] + args
+    return run_main(arguments(args))
+
+
+def main():
+    a = arguments(sys.argv[1:])
+    if a.serve:
+        return serve_main(a.serve[0], float(a.serve[1]))
     if a.build:
         return build_main(a)
     return run_main(a)

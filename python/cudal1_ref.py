@@ -839,153 +839,25 @@ def main():
     return serve_requests(commands, replies, sealed)
 
 
-def server_sibling(socket_path, suffix):
-    """The file beside the server's socket with another suffix: ref-KEY.pid,
-    ref-KEY.lock (the judge's src/worker/ref_server.cc names them the same)."""
-    base = socket_path[:-len(".sock")] if socket_path.endswith(".sock") else socket_path
-    return base + suffix
-
-
-def bind_server_socket(socket_path, pid_path):
-    """Binds and listens on socket_path and writes our pid to pid_path, under
-    the lock the judge also takes to replace a server, so a judge never sees a
-    socket that is bound but not yet listening or has no pid file. Returns
-    None when another server answers there already."""
-    import fcntl
-    import socket
-    lock = os.open(server_sibling(socket_path, ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            server.bind(socket_path)
-        except OSError:
-            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            probe.settimeout(1)  # a full listen queue (a stopped server's) fails, never blocks
-            try:
-                probe.connect(socket_path)
-                server.close()
-                return None  # another server answers there already
-            except OSError:
-                os.unlink(socket_path)  # a stale socket of a server that died
-                server.bind(socket_path)
-            finally:
-                probe.close()
-        os.chmod(socket_path, 0o600)
-        server.listen(64)
-        tmp = f"{pid_path}.{os.getpid()}.tmp"
-        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-            f.write(f"{os.getpid()}\n")
-        os.replace(tmp, pid_path)  # atomic: a reader sees no pid file or a whole one
-        return server
-    finally:
-        os.close(lock)
-
-
-def remove_if_ours(socket_path, socket_ino, pid_path):
-    """Removes our socket and pid file, not those of a server that replaced us."""
-    try:
-        if os.stat(socket_path).st_ino == socket_ino:
-            os.unlink(socket_path)
-    except OSError:
-        pass
-    try:
-        with open(pid_path) as f:
-            ours = f.read().strip() == str(os.getpid())
-        if ours:
-            os.unlink(pid_path)
-    except OSError:
-        pass
-
-
 def serve(socket_path, idle_s):
     """The reference server: imports torch once, then forks a fresh reference
-    worker per request, so a judgment does not pay torch's import (seconds).
-
-    A request is one message on the unix socket carrying three descriptors
-    (commands, replies, log) and a JSON object {"env": {...}}; the answer is
-    the worker's pid. CUDA is never touched here: it is initialized in each
-    forked worker, after the fork. Exits after idle_s without requests (or on
-    SIGTERM), removing its socket and its pid file (ref-KEY.pid beside the
-    socket, which the judge reads to check this server's health and to
-    replace it when it is stopped or does not answer).
-    """
-    import signal
-    import socket
+    worker per request (cudal1_forkserver.py), so a judgment does not pay
+    torch's import (seconds). The request's JSON is {"env": {...}}; the
+    answer is the worker's pid. CUDA is never touched here: it is initialized
+    in each forked worker, after the fork."""
+    import cudal1_forkserver
     import_torch()
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # workers are reaped by the kernel
-    pid_path = server_sibling(socket_path, ".pid")
-    server = bind_server_socket(socket_path, pid_path)
-    if server is None:
-        return 0
-    server_pid = os.getpid()
-    socket_ino = os.stat(socket_path).st_ino
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    server.settimeout(idle_s)
-    print(f"cudal1 reference server: torch {torch.__version__}, listening on {socket_path}", flush=True)
-    try:
-        serve_forks(server)
-    finally:
-        if os.getpid() == server_pid:  # never in a forked worker that failed early
-            remove_if_ours(socket_path, socket_ino, pid_path)
-    return 0
+    return cudal1_forkserver.serve(socket_path, idle_s, f"cudal1 reference server: torch {torch.__version__}",
+                                   start_forked_reference)
 
 
-def serve_forks(server):
-    """The server's loop: one forked reference worker per request, until the
-    socket's timeout (the idle time) passes without one."""
-    import signal
-    import socket
-    while True:
-        try:
-            conn, _ = server.accept()
-        except socket.timeout:
-            break
-        conn.settimeout(10)
-        try:
-            msg, fds, _, _ = socket.recv_fds(conn, 1 << 20, 3)
-            if len(fds) != 3:
-                raise ValueError("a request carries three descriptors")
-            while True:  # the client shuts its side down after the request
-                more = conn.recv(1 << 20)
-                if not more:
-                    break
-                msg += more
-            request = json.loads(msg)
-        except Exception as e:
-            print(f"bad request: {e}", flush=True)
-            conn.close()
-            continue
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            server.close()
-            conn.close()
-            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.setpgid(0, 0)  # its own group, killed whole by the judge
-            for target, fd in ((3, fds[0]), (4, fds[1]), (1, fds[2]), (2, fds[2])):
-                os.dup2(fd, target)
-            for fd in fds:
-                if fd > 4:
-                    os.close(fd)
-            os.environ.clear()
-            os.environ.update(request.get("env", {}))
-            code = 1
-            try:
-                code = serve_requests(os.fdopen(3, "r"), os.fdopen(4, "w"))
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
-        for fd in fds:
-            os.close(fd)
-        try:
-            conn.sendall(f"{pid}\n".encode())
-        except OSError:
-            pass
-        conn.close()
+def start_forked_reference(request, fds, conn, judge_pid):
+    """In the server's forked child: becomes the reference worker."""
+    import cudal1_forkserver
+    os.setpgid(0, 0)  # its own group, killed whole by the judge
+    conn.sendall(f"{os.getpid()}\n".encode())
+    cudal1_forkserver.become_worker(fds, request.get("env", {}))
+    return serve_requests(os.fdopen(3, "r"), os.fdopen(4, "w"))
 
 
 if __name__ == "__main__":

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# A stopped reference server is replaced, not waited on: judge once (the
-# server starts), SIGSTOP the server, judge again; the second judgment must be
+# A stopped fork server is replaced, not waited on: judge once (the server
+# starts), SIGSTOP the server, judge again; the second judgment must be
 # correct within 20 s and served by a fresh server, and the stopped one gone.
-# Usage: ref_server_replaced.sh CUDAL1 SWISH_EXAMPLE_DIR
+# ROLE ref: the reference server (a native candidate); cand: the candidate
+# server (a ModelNew candidate, whose worker it forks), where a judge killed
+# mid-call must also leave no worker behind.
+# Usage: ref_server_replaced.sh CUDAL1 SWISH_EXAMPLE_DIR [ref|cand]
 set -euo pipefail
 cudal1=$1
 swish=$2
+role=${3:-ref}
+candidate=$swish/cpu/correct.cpp
+[ "$role" = cand ] && candidate=$swish/cpu/modelnew_correct.py
 tmp=$(mktemp -d)
 # A private runtime folder, so the developer's own server is not touched.
 export XDG_RUNTIME_DIR=$tmp/run
@@ -16,7 +22,7 @@ folder=$XDG_RUNTIME_DIR/cudal1
 
 old=""
 cleanup() {
-  for pidfile in "$folder"/ref-*.pid; do
+  for pidfile in "$folder"/*.pid; do
     [ -f "$pidfile" ] && kill -KILL "$(cat "$pidfile")" 2>/dev/null || true
   done
   [ -n "$old" ] && kill -KILL "$old" 2>/dev/null || true
@@ -26,17 +32,17 @@ trap cleanup EXIT
 
 fail() {
   echo "FAIL: $*" >&2
-  for log in "$folder"/ref-*.log; do [ -f "$log" ] && sed 's/^/  server log: /' "$log" >&2; done
+  for log in "$folder"/"$role"-*.log; do [ -f "$log" ] && sed 's/^/  server log: /' "$log" >&2; done
   exit 1
 }
 
 judge() {
-  "$cudal1" eval "$swish/task.py" "$swish/cpu/correct.cpp" --backend cpu --time-budget 0.5 \
+  "$cudal1" eval "$swish/task.py" "$candidate" --backend cpu --time-budget 0.5 \
     --recheck-above 0 --recheck-above-best 0 --cache-dir "$tmp/cache" --json -q
 }
 
 server_pid() {
-  local files=("$folder"/ref-*.pid)
+  local files=("$folder"/"$role"-*.pid)
   [ "${#files[@]}" -eq 1 ] && [ -f "${files[0]}" ] || fail "not one server pid file: ${files[*]}"
   cat "${files[0]}"
 }
@@ -49,7 +55,10 @@ gone() {
 first=$(judge) || fail "first judgment: exit $?"
 grep -q '"verdict":"correct"' <<<"$first" || fail "first judgment: $first"
 old=$(server_pid)
-grep -q -- "--serve" "/proc/$old/cmdline" || fail "pid $old is not a reference server"
+grep -q -- "--serve" "/proc/$old/cmdline" || fail "pid $old is not a $role server"
+if [ "$role" = cand ]; then
+  grep -q '"candidate_start":"forked"' <<<"$first" || fail "the ModelNew worker was not forked by the server: $first"
+fi
 echo "first judgment correct; server pid $old; stopping it"
 kill -STOP "$old"
 
@@ -64,3 +73,45 @@ awk -v t="$elapsed" 'BEGIN { exit !(t < 20) }' || fail "the second judgment took
 kill -0 "$new" 2>/dev/null || fail "the new server $new is not running"
 gone "$old" || fail "the stopped server $old is still there"
 echo "PASS: the stopped server $old was replaced by $new"
+
+[ "$role" = cand ] || exit 0
+grep -q '"candidate_start":"forked"' <<<"$second" || fail "the new server did not fork the worker: $second"
+
+# A judge killed while its forked worker runs leaves no worker behind: the
+# server's keeper sees the judge go and kills the worker.
+cat > "$tmp/endless.py" <<'PY'
+import time
+import torch.nn as nn
+
+
+class ModelNew(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.scale = nn.Parameter(__import__("torch").randn(dim))
+
+    def forward(self, x):
+        while True:
+            time.sleep(0.01)
+PY
+"$cudal1" eval "$swish/task.py" "$tmp/endless.py" --backend cpu --timeout 60 --cache-dir "$tmp/cache" --json -q \
+  >/dev/null 2>&1 &
+judge_pid=$!
+ppid() { awk '{print $4}' "/proc/$1/stat" 2>/dev/null; }
+server=$(server_pid)
+worker=""
+for _ in $(seq 1 300); do
+  # The worker is the server's grandchild: the server forks a keeper, the
+  # keeper forks the worker (a fork keeps the server's command line).
+  for p in $(pgrep -f -- "--serve" || true); do
+    parent=$(ppid "$p")
+    [ -n "$parent" ] && [ "$parent" != "$server" ] && [ "$(ppid "$parent")" = "$server" ] && worker=$p
+  done
+  [ -n "$worker" ] && break
+  sleep 0.1
+done
+[ -n "$worker" ] || fail "no forked worker seen"
+sleep 3  # well inside the endless call
+kill -KILL "$judge_pid"
+for _ in $(seq 1 50); do gone "$worker" && break; sleep 0.1; done
+gone "$worker" || fail "the forked worker $worker outlived its judge"
+echo "PASS: the forked worker $worker ended with its judge"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 extern char** environ;
@@ -41,15 +42,6 @@ std::vector<std::string> child_environment(const std::vector<std::string>& add,
     if (!drop) env.push_back(kv);
   }
   for (const auto& a : add) env.push_back(a);
-  return env;
-}
-
-// Only the given variables, and a PATH.
-std::vector<std::string> clean_environment(const std::vector<std::string>& add) {
-  std::vector<std::string> env = add;
-  bool has_path = false;
-  for (const auto& kv : add) has_path |= kv.rfind("PATH=", 0) == 0;
-  if (!has_path) env.push_back("PATH=/usr/local/bin:/usr/bin:/bin");
   return env;
 }
 
@@ -216,13 +208,53 @@ result<child_process> child_process::spawn(const worker_spawn& options) {
   return child;
 }
 
-child_process child_process::adopt(pid_t pid, int to_child_fd, int from_child_fd) {
+std::vector<std::string> clean_environment(const std::vector<std::string>& add) {
+  std::vector<std::string> env = add;
+  bool has_path = false;
+  for (const auto& kv : add) has_path |= kv.rfind("PATH=", 0) == 0;
+  if (!has_path) env.push_back("PATH=/usr/local/bin:/usr/bin:/bin");
+  return env;
+}
+
+child_process child_process::adopt(pid_t pid, int to_child_fd, int from_child_fd, int status_fd) {
   child_process child;
   child.pid_ = pid;
   child.to_child_ = to_child_fd;
   child.from_child_ = from_child_fd;
   child.ours_ = false;
+  child.status_fd_ = status_fd;
   return child;
+}
+
+// The keeper's line, sent as soon as it has reaped the worker: a moment's
+// wait at most once the worker is gone.
+void child_process::read_adopted_status() {
+  if (status_fd_ < 0) return;
+  std::string text;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  char buf[64];
+  while (text.find('\n') == std::string::npos) {
+    struct pollfd pfd = {status_fd_, POLLIN, 0};
+    int timeout_ms = poll_ms_until(deadline);
+    if (timeout_ms == 0) break;
+    int r = poll(&pfd, 1, timeout_ms);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    ssize_t n = read(status_fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(status_fd_);
+  status_fd_ = -1;
+  int value = 0;
+  if (std::sscanf(text.c_str(), "exit %d", &value) == 1) {
+    exit_.exited = true;
+    exit_.code = value;
+  } else if (std::sscanf(text.c_str(), "signal %d", &value) == 1) {
+    exit_.signaled = true;
+    exit_.signal = value;
+  }
 }
 
 namespace {
@@ -250,6 +282,8 @@ child_process& child_process::operator=(child_process&& o) noexcept {
   reaped_ = o.reaped_;
   ours_ = o.ours_;
   exit_ = o.exit_;
+  status_fd_ = o.status_fd_;
+  o.status_fd_ = -1;
   o.pid_ = -1;
   o.to_child_ = o.from_child_ = -1;
   o.reaped_ = true;
@@ -262,6 +296,8 @@ child_process::~child_process() {
 }
 
 void child_process::close_pipes() {
+  if (status_fd_ >= 0) close(status_fd_);
+  status_fd_ = -1;
   if (to_child_ >= 0) close(to_child_);
   if (from_child_ >= 0) close(from_child_);
   to_child_ = from_child_ = -1;
@@ -310,6 +346,7 @@ exit_info child_process::kill_and_wait() {
   if (!ours_) {
     wait_gone(pid_, 5.0);
     exit_ = exit_info{};
+    read_adopted_status();
     return exit_;
   }
   int wstatus = 0;
@@ -324,6 +361,7 @@ exit_info child_process::wait_or_kill(double timeout_s) {
   if (!ours_) {
     if (wait_gone(pid_, timeout_s)) {
       reaped_ = true;
+      read_adopted_status();
       return exit_;
     }
     return kill_and_wait();

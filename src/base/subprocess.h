@@ -46,6 +46,9 @@ struct command_result {
 result<command_result> run_command(const std::vector<std::string>& argv, double timeout_s,
                                    const std::vector<std::string>& env = {});
 
+/// Only the given variables, and a PATH (worker_spawn's clean_env).
+std::vector<std::string> clean_environment(const std::vector<std::string>& add);
+
 /// Options for a worker process.
 struct worker_spawn {
   std::vector<std::string> argv;
@@ -75,10 +78,11 @@ class child_process {
   enum class read_status { line, timeout, closed };
 
   static result<child_process> spawn(const worker_spawn& options);
-  /// Takes over a process another process forked for us (the reference
-  /// server's workers): we hold its pipes and may kill it, but cannot wait
-  /// for it, so its exit status is unknown.
-  static child_process adopt(pid_t pid, int to_child_fd, int from_child_fd);
+  /// Takes over a process another process forked for us (a fork server's
+  /// workers): we hold its pipes and may kill it, but cannot wait for it.
+  /// Its exit status is unknown, unless status_fd (ours from now on) is a
+  /// descriptor on which a line "exit N" or "signal N" arrives when it ends.
+  static child_process adopt(pid_t pid, int to_child_fd, int from_child_fd, int status_fd = -1);
   child_process(child_process&& other) noexcept;
   child_process& operator=(child_process&& other) noexcept;
   child_process(const child_process&) = delete;
@@ -104,6 +108,8 @@ class child_process {
   std::string buffer_;
   bool reaped_ = false;
   bool ours_ = true;  // our child: waitpid works
+  int status_fd_ = -1;  // adopted: where its keeper says how it ended
+  void read_adopted_status();
   exit_info exit_;
 };
 

@@ -586,16 +586,63 @@ class judgment_run {
     // reserves address ranges far larger than any real use.
     if (j_.backend == "cpu") spawn.limits.address_bytes = candidate_memory_limit();
     if (!opt_.defenses) spawn.env.push_back("CUDAL1_SANDBOX=0");
-    auto ch = worker_channel::start(spawn);
-    if (!ch) return ch.err();
-    candidate_.emplace(std::move(*ch));
+    if (!(modelnew_ && fork_candidate(spawn))) {
+      auto ch = worker_channel::start(spawn);
+      if (!ch) return ch.err();
+      candidate_.emplace(std::move(*ch));
+    }
     worker_reply hello = candidate_->receive(kHelloTimeoutS);
+    if (hello.what != worker_reply::kind::ok && j_.candidate_start == "forked") {
+      // A forked worker that cannot start is the server's problem, not the
+      // machine's: one the judge starts itself says which it is.
+      progress_.phase("the candidate server's worker did not start (" + hello.message() + "): starting it afresh");
+      candidate_->kill();
+      j_.candidate_start = "spawned";
+      auto ch = worker_channel::start(spawn);
+      if (!ch) return ch.err();
+      candidate_.emplace(std::move(*ch));
+      hello = candidate_->receive(kHelloTimeoutS);
+    }
     if (hello.what != worker_reply::kind::ok) {
       std::string why = hello.what == worker_reply::kind::failed ? hello.message() : hello.exit.describe() + " " + candidate_->log_tail(5);
       return make_error("the " + j_.backend + " backend is not available: " + why);
     }
     j_.device = hello.body["device"];
     return ok_status();
+  }
+
+  // A ModelNew worker forked by the candidate server, which imported torch
+  // once (3.6 s on the H200 machine), made as `spawn` would make it: its
+  // arguments, folder, environment, limits and namespaces travel with the
+  // request (python/cudal1_candidate.py start_forked_worker). False where
+  // the server cannot serve: the judge then starts the worker itself.
+  bool fork_candidate(const worker_spawn& spawn) {
+    if (!reference_server_enabled() || !opt_.reference_server) return false;
+    reference_fork_request req;
+    req.role = "cand";
+    req.python = spawn.argv[0];
+    req.script = spawn.argv[2];
+    req.key_files = {"cudal1_forkserver.py"};
+    req.log_path = spawn.log_path;
+    req.clean_env = true;
+    req.env = spawn.env;
+    req.use_remembered = opt_.python.empty();
+    req.exit_status = true;
+    const process_limits& l = spawn.limits;
+    req.payload = {{"args", std::vector<std::string>(spawn.argv.begin() + 3, spawn.argv.end())},
+                   {"cwd", spawn.working_dir},
+                   {"isolate", spawn.isolate},
+                   {"limits", {{"cpu_seconds", l.cpu_seconds}, {"address_bytes", l.address_bytes},
+                               {"open_files", l.open_files}, {"processes", l.processes}, {"file_bytes", l.file_bytes}}}};
+    bool unusable = false;
+    auto child = fork_reference(req, &unusable);
+    if (!child) {
+      progress_.phase("the candidate server could not start the worker (" + child.message() + "): starting it afresh");
+      return false;
+    }
+    candidate_.emplace(worker_channel::adopt(std::move(*child), spawn.log_path));
+    j_.candidate_start = "forked";
+    return true;
   }
 
   // Three quarters of the machine's memory, at least 4 GiB.
@@ -806,7 +853,7 @@ class judgment_run {
     worker_reply r = candidate_->request(run_cmd, opt_.call_timeout_s);
     if (r.what != worker_reply::kind::ok) {
       t.err_reply = r;
-      t.doing = "calling cudal1_forward";
+      t.doing = modelnew_ ? "calling ModelNew.forward" : "calling cudal1_forward";
       return;
     }
     j_.requests_ms["run"].push_back(r.wall_ms);

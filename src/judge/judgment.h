@@ -110,6 +110,9 @@ struct judgment {
   /// The layers an untrusted task's reference worker ran under (null: a
   /// trusted task, its reference not sealed).
   nlohmann::json reference_sandbox = nullptr;
+  /// How the candidate's worker started: "spawned" (the judge's own
+  /// process), "forked" (a ModelNew worker from the candidate server).
+  std::string candidate_start = "spawned";
 };
 
 }  // namespace cudal1

@@ -83,7 +83,7 @@ json judgment_to_json(const judgment& j) {
           {"seconds", j.total_s},
           {"phases_s", phases},
           {"requests_ms", requests}, {"judge_clock", j.judge_clock}, {"reference_order", j.reference_order},
-          {"reference_sandbox", j.reference_sandbox}};
+          {"reference_sandbox", j.reference_sandbox}, {"candidate_start", j.candidate_start}};
 }
 
 std::string judgment_summary(const judgment& j) {

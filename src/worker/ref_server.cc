@@ -64,8 +64,8 @@ struct server_files {
   std::string socket, pid, lock, log;
 };
 
-server_files files_for(const std::string& folder, const std::string& key) {
-  std::string base = folder + "/ref-" + key;
+server_files files_for(const std::string& folder, const std::string& role, const std::string& key) {
+  std::string base = folder + "/" + role + "-" + key;
   return {base + ".sock", base + ".pid", base + ".lock", base + ".log"};
 }
 
@@ -215,6 +215,11 @@ result<pid_t> start_server(const reference_fork_request& req, const std::vector<
   return pid;
 }
 
+// What a server is called in messages.
+std::string server_name(const reference_fork_request& req) {
+  return req.role == "ref" ? "the reference server" : "the " + std::string(req.role == "cand" ? "candidate" : req.role) + " server";
+}
+
 // Why a server we started cannot serve.
 enum class start_failure { none, ended, too_slow };
 
@@ -223,7 +228,7 @@ result<int> connect_or_start(const reference_fork_request& req, const std::vecto
                              const server_files& files, start_failure* failed) {
   int fd = connect_to(files.socket);
   if (fd >= 0) return fd;
-  if (fd == -EAGAIN) return make_error("the reference server's queue is full");
+  if (fd == -EAGAIN) return make_error(server_name(req) + "'s queue is full");
   auto pid = start_server(req, env, files.socket, files.log);
   if (!pid) return pid.err();
   auto start = std::chrono::steady_clock::now();
@@ -238,17 +243,17 @@ result<int> connect_or_start(const reference_fork_request& req, const std::vecto
       auto log = read_file(files.log);
       *failed = start_failure::ended;
       std::string last = log ? tail_lines(*log, 1) : "";
-      return make_error("the reference server ended: " + (last.empty() ? "it printed nothing" : last));
+      return make_error(server_name(req) + " ended: " + (last.empty() ? "it printed nothing" : last));
     }
     usleep(20000);
   }
   kill(*pid, SIGKILL);
   *failed = start_failure::too_slow;
-  return make_error(req.python + ": the reference server did not start within " +
+  return make_error(req.python + ": " + server_name(req) + " did not start within " +
                     std::to_string(static_cast<int>(req.start_timeout_s)) + " s");
 }
 
-status send_request(int sock, const std::string& payload, const int fds[3]) {
+status send_request(int sock, const std::string& payload, const int fds[3], const std::string& name) {
   iovec iov{const_cast<char*>(payload.data()), payload.size()};
   alignas(cmsghdr) char control[CMSG_SPACE(3 * sizeof(int))] = {};
   msghdr msg{};
@@ -262,10 +267,10 @@ status send_request(int sock, const std::string& payload, const int fds[3]) {
   cmsg->cmsg_len = CMSG_LEN(3 * sizeof(int));
   std::memcpy(CMSG_DATA(cmsg), fds, 3 * sizeof(int));
   ssize_t sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
-  if (sent <= 0) return make_error(std::string("cannot send to the reference server: ") + std::strerror(errno));
+  if (sent <= 0) return make_error("cannot send to " + name + ": " + std::strerror(errno));
   for (size_t off = static_cast<size_t>(sent); off < payload.size();) {
     ssize_t n = send(sock, payload.data() + off, payload.size() - off, MSG_NOSIGNAL);
-    if (n <= 0) return make_error(std::string("cannot send to the reference server: ") + std::strerror(errno));
+    if (n <= 0) return make_error("cannot send to " + name + ": " + std::strerror(errno));
     off += static_cast<size_t>(n);
   }
   shutdown(sock, SHUT_WR);  // the end of the request
@@ -279,27 +284,29 @@ constexpr int kHealthCheckMs = 100;
 
 // The worker's pid from the server, checking the server's health every
 // 100 ms while waiting; an unhealthy server ends the wait at once.
-result<pid_t> await_pid(int sock, const server_files& files) {
+result<pid_t> await_pid(int sock, const server_files& files, const std::string& name) {
   std::string text;
   char buf[64];
   auto start = std::chrono::steady_clock::now();
   while (text.find('\n') == std::string::npos) {
     server_health h = check_server(files);
     if (h.what == server_health::state::unhealthy)
-      return make_error("the reference server (pid " + std::to_string(h.pid) + ") is unhealthy: " + h.why);
+      return make_error(name + " (pid " + std::to_string(h.pid) + ") is unhealthy: " + h.why);
     int left_ms = static_cast<int>((kAnswerBoundS - seconds_since(start)) * 1000);
     if (left_ms <= 0)
-      return make_error("the reference server did not answer within " + std::to_string(int(kAnswerBoundS)) + " s");
+      return make_error(name + " did not answer within " + std::to_string(int(kAnswerBoundS)) + " s");
     pollfd p{sock, POLLIN, 0};
     int ready = poll(&p, 1, std::min(left_ms, kHealthCheckMs));
     if (ready < 0 && errno != EINTR) return make_error(std::string("poll: ") + std::strerror(errno));
     if (ready <= 0) continue;
-    ssize_t n = read(sock, buf, sizeof buf);
-    if (n <= 0) return make_error("the reference server closed the connection");
+    // One byte at a time: what follows the pid's line (the candidate
+    // server's exit status) is read later, by the worker's owner.
+    ssize_t n = read(sock, buf, 1);
+    if (n <= 0) return make_error(name + " closed the connection");
     text.append(buf, static_cast<size_t>(n));
   }
   long pid = std::strtol(text.c_str(), nullptr, 10);
-  if (pid <= 0) return make_error("the reference server sent no pid");
+  if (pid <= 0) return make_error(name + " sent no pid");
   return static_cast<pid_t>(pid);
 }
 
@@ -319,16 +326,23 @@ result<child_process> request_worker(int sock, const reference_fork_request& req
     return make_error(std::string("pipe: ") + std::strerror(errno));
   }
   int log_fd = open(req.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  nlohmann::json request = req.payload.is_object() ? req.payload : nlohmann::json::object();
   nlohmann::json env_json = nlohmann::json::object();
   for (const auto& kv : env) {
     auto eq = kv.find('=');
     if (eq != std::string::npos) env_json[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   int fds[3] = {cmd_pipe[0], reply_pipe[1], log_fd};
-  status sent = log_fd >= 0 ? send_request(sock, nlohmann::json{{"env", env_json}}.dump(), fds)
+  request["env"] = env_json;
+  const std::string name = server_name(req);
+  status sent = log_fd >= 0 ? send_request(sock, request.dump(), fds, name)
                             : status(make_error("cannot open " + req.log_path));
-  result<pid_t> pid = sent ? await_pid(sock, files) : result<pid_t>(sent.err());
-  close(sock);
+  result<pid_t> pid = sent ? await_pid(sock, files, name) : result<pid_t>(sent.err());
+  // The candidate server's keeper writes how the worker ended on this
+  // connection: the worker's owner reads it there.
+  int status_fd = -1;
+  if (pid && req.exit_status) status_fd = sock;
+  else close(sock);
   close(cmd_pipe[0]);
   close(reply_pipe[1]);
   if (log_fd >= 0) close(log_fd);
@@ -338,7 +352,7 @@ result<child_process> request_worker(int sock, const reference_fork_request& req
     close(reply_pipe[0]);
     return pid.err();
   }
-  return child_process::adopt(*pid, cmd_pipe[1], reply_pipe[0]);
+  return child_process::adopt(*pid, cmd_pipe[1], reply_pipe[0], status_fd);
 }
 
 }  // namespace
@@ -356,13 +370,14 @@ result<child_process> fork_reference(const reference_fork_request& req, bool* py
     auto why = read_file(marker);
     return make_error((why ? *why : "no torch") + " (remembered for 10 minutes)");
   }
-  std::vector<std::string> env = merged_environment(req.env);
+  std::vector<std::string> env = req.clean_env ? clean_environment(req.env) : merged_environment(req.env);
   sha256 h;
-  h.update(req.python + '\0');
+  h.update(req.role + '\0' + req.python + '\0');
   // The server imports the worker script and the modules beside it once:
   // a change to any of them needs a server of its own.
-  for (const char* name : {"cudal1_ref.py", "cudal1_compare.py"}) {
-    std::string path = std::filesystem::path(req.script).parent_path() / name;
+  std::vector<std::string> scripts = {req.script};
+  for (const auto& name : req.key_files) scripts.push_back(std::filesystem::path(req.script).parent_path() / name);
+  for (const auto& path : scripts) {
     auto text = read_file(path);
     if (!text) return text.err();
     h.update(*text);
@@ -372,7 +387,7 @@ result<child_process> fork_reference(const reference_fork_request& req, bool* py
     if (affects_import(kv.substr(0, kv.find('=')))) keyed.push_back(kv);
   std::sort(keyed.begin(), keyed.end());
   for (const auto& kv : keyed) h.update(kv + '\0');
-  server_files files = files_for(*folder, h.hex_digest().substr(0, 16));
+  server_files files = files_for(*folder, req.role, h.hex_digest().substr(0, 16));
 
   // An unhealthy server (stopped, dead, its pid reused) is replaced at once;
   // one that does not answer in kAnswerBoundS is replaced once per judgment;

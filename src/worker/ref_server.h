@@ -1,6 +1,8 @@
-// The reference server: one long-lived Python per interpreter that has
-// imported torch and forks a fresh reference worker per judgment, so a
-// judgment does not pay torch's import (4.7 s measured on the H200 machine).
+// The fork servers: one long-lived Python per interpreter (and role) that has
+// imported torch and forks a fresh worker per judgment, so a judgment does
+// not pay torch's import (4.7 s measured on the H200 machine): the reference
+// server (cudal1_ref.py) and the candidate server (cudal1_candidate.py, whose
+// ModelNew workers it makes sealed as the judge's own spawn would).
 //
 // The server is started on first use, detached, and exits after ten idle
 // minutes ($CUDAL1_REF_SERVER_IDLE seconds). Its socket lives in a private folder ($XDG_RUNTIME_DIR/cudal1, or
@@ -17,6 +19,7 @@
 // the judge starts a worker of its own.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -25,16 +28,31 @@
 
 namespace cudal1 {
 
+/// A worker forked by a server: the reference (role "ref", cudal1_ref.py)
+/// or a ModelNew candidate's run worker (role "cand", cudal1_candidate.py).
 struct reference_fork_request {
   std::string python;               // interpreter path
-  std::string script;               // cudal1_ref.py
+  std::string script;               // the server's script (cudal1_ref.py, cudal1_candidate.py)
   std::string log_path;             // the worker's stdout and stderr
   std::vector<std::string> env;     // "NAME=value" added to the worker's (and server's) environment
   double start_timeout_s = 180;     // a cold server imports torch first
   bool use_remembered = true;       // skip an interpreter remembered as without torch
+  std::string role = "ref";         // the server's files: ROLE-KEY.sock, .pid, .lock, .log
+  /// The scripts beside `script` whose text keys the server (a change to any
+  /// gets a server of its own); `script` itself always counts.
+  std::vector<std::string> key_files = {"cudal1_compare.py", "cudal1_forkserver.py"};
+  /// The worker's and server's environment is `env` alone (and a PATH), not
+  /// this process's with `env` added.
+  bool clean_env = false;
+  /// More of the request, for the server (the candidate's: its arguments,
+  /// working folder, limits, namespaces).
+  nlohmann::json payload = nlohmann::json::object();
+  /// The server sends a second line when the worker ends ("exit N",
+  /// "signal N"), so its exit status is known, as a child's would be.
+  bool exit_status = false;
 };
 
-/// A fresh reference worker forked by the server for `python` (started, or
+/// A fresh worker forked by the server for `python` (started, or
 /// replaced, if need be). Errors: the server cannot start (e.g. torch does
 /// not import; the message says so), or neither it nor its replacement
 /// answered.
