@@ -31,6 +31,7 @@ struct compile_outcome {
   std::string diagnostics;   // trimmed compiler output (errors and warnings)
   std::string key;           // the content hash
   std::vector<std::string> command;
+  std::string notes;         // how a build was made faster (a ModelNew's precompiled header, lighter CUDA includes)
 };
 
 /// The compiler command line for a request (without the output path's value

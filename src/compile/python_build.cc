@@ -1,9 +1,17 @@
 #include "compile/python_build.h"
 
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
 
 #include "base/fs.h"
 #include "base/sha256.h"
@@ -28,8 +36,115 @@ modelnew_build_request make_modelnew_request(const std::string& source_path, con
   const char* ns = std::getenv("CUDAL1_NAMESPACES");
   req.isolate = sandboxed && !(ns && std::string(ns) == "0");
   req.timeout_s = timeout_s;
+  req.pch_dir = pch_folder(python);
   return req;
 }
+
+std::string pch_folder(const std::string& python) {
+  if (env_or("CUDAL1_PCH", "1") == "0") return "";
+  std::error_code ec;
+  std::string top = (std::filesystem::temp_directory_path(ec) / ("cudal1-pch-" + std::to_string(getuid()))).string();
+  if (ec) return "";
+  for (const std::string& dir : {top, top + "/" + sha256_hex(python).substr(0, 16)}) {
+    mkdir(dir.c_str(), 0755);
+    struct stat st;
+    if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 022) != 0) return "";
+  }
+  return top + "/" + sha256_hex(python).substr(0, 16);
+}
+
+namespace {
+
+// The -O and -std flags a variant is made with, as the build reported them;
+// only the usual ones pass (the maker runs outside any sandbox).
+bool usual_pch_flag(const std::string& f) {
+  static const std::regex usual(R"(-O[0-3sgz]?|-Ofast|-std=(c|gnu)\+\+(11|14|17|1z|20|2a|23|2b))");
+  return std::regex_match(f, usual);
+}
+
+// Starts the maker of a missing precompiled header in the background, in a
+// session of its own at the lowest priority (SCHED_IDLE: it runs only where
+// a CPU is idle, so a timing beside it is not disturbed), once: a lock
+// keeps a second maker of the same variant out, and a failure is not tried
+// again for an hour.
+void make_pch_later(const modelnew_build_request& req, const std::string& variant, const std::vector<std::string>& flags) {
+  for (const auto& f : flags)
+    if (!usual_pch_flag(f)) return;
+  if (variant.empty() || variant.find('/') != std::string::npos || variant[0] == '.') return;
+  std::string base = req.pch_dir + "/" + variant;
+  struct stat st;
+  if (stat((base + ".failed").c_str(), &st) == 0 && time(nullptr) - st.st_mtime < 3600) return;
+  std::string joined;
+  for (const auto& f : flags) joined += (joined.empty() ? "" : " ") + f;
+  // Everything the children need is made before the fork: the judge may
+  // have threads, so the children only make system calls until the exec.
+  std::vector<std::string> argv = {req.python, "-u", req.script, "--make-pch", req.pch_dir, "--pch-flags=" + joined};
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  std::string lock = base + ".lock", log = base + ".log";
+  pid_t pid = fork();
+  if (pid != 0) {
+    if (pid > 0) waitpid(pid, nullptr, 0);  // the middle process exits at once
+    return;
+  }
+  // The middle process: a grandchild in its own session does the work,
+  // holding the lock until it ends (the maker writes VARIANT.failed).
+  if (fork() != 0) _exit(0);
+  setsid();
+  int fd = open(lock.c_str(), O_RDWR | O_CREAT, 0644);
+  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) _exit(0);
+  struct sched_param idle = {0};
+  sched_setscheduler(0, SCHED_IDLE, &idle);
+  if (nice(19) < 0) {
+  }
+  int out = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int devnull = open("/dev/null", O_RDONLY);
+  if (devnull >= 0) dup2(devnull, 0);
+  if (out >= 0) {
+    dup2(out, 1);
+    dup2(out, 2);
+  }
+  execv(cargv[0], cargv.data());
+  _exit(127);
+}
+
+// What the build said of its precompiled headers and CUDA includes: a note
+// for the judgment, and the variants it wanted that are missing or stale,
+// made in the background for the next builds.
+std::string read_build_notes(const modelnew_build_request& req, const std::string& manifest_path) {
+  auto text = read_file(manifest_path);
+  if (!text) return "";
+  auto m = nlohmann::json::parse(*text, nullptr, false);
+  if (m.is_discarded() || !m.is_object() || !m.contains("build") || !m["build"].is_object()) return "";
+  const auto& b = m["build"];
+  std::string notes;
+  if (b.contains("pch") && b["pch"].is_array()) {
+    bool made = false;
+    for (const auto& p : b["pch"]) {
+      if (!p.is_object()) continue;
+      std::string state = p.value("state", ""), variant = p.value("variant", "");
+      if (state == "used") {
+        if (notes.find("precompiled") == std::string::npos) notes += "precompiled <torch/extension.h> (" + variant + ")";
+      } else if (!made && !req.pch_dir.empty() && p.contains("flags") && p["flags"].is_array()) {
+        std::vector<std::string> flags;
+        for (const auto& f : p["flags"])
+          if (f.is_string()) flags.push_back(f.get<std::string>());
+        make_pch_later(req, variant, flags);
+        made = true;  // one maker per build at most
+      }
+    }
+  }
+  if (b.contains("cuda_headers") && b["cuda_headers"].is_array()) {
+    int light = 0, full = 0;
+    for (const auto& h : b["cuda_headers"]) (h == "types" ? light : full)++;
+    if (light) notes += std::string(notes.empty() ? "" : "; ") + "CUDA sources built without <torch/extension.h>";
+    if (full) notes += std::string(notes.empty() ? "" : "; ") + "CUDA sources needed <torch/extension.h>";
+  }
+  return notes;
+}
+
+}  // namespace
 
 result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   auto start = std::chrono::steady_clock::now();
@@ -67,6 +182,7 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   spawn.argv = {req.python, "-u", req.script, "--build", candidate, "--out", work, "--seal", req.seal_library};
   if (req.sandbox_uid) spawn.argv.insert(spawn.argv.end(), {"--sandbox-uid", std::to_string(req.sandbox_uid)});
   if (!req.arch.empty()) spawn.argv.insert(spawn.argv.end(), {"--arch", req.arch});
+  if (!req.pch_dir.empty()) spawn.argv.insert(spawn.argv.end(), {"--pch", req.pch_dir});
   spawn.log_path = work + "/build.log";
   spawn.working_dir = work;
   spawn.isolate = req.isolate;
@@ -97,6 +213,7 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
     remove_tree(work);
     return out;
   }
+  out.notes = read_build_notes(req, work + "/manifest.json");
   remove_tree(work + "/tmp");
   std::filesystem::remove(candidate);
   std::error_code ec;

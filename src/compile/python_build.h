@@ -24,7 +24,17 @@ struct modelnew_build_request {
   unsigned sandbox_uid = 0;  // the unprivileged user, where the judge is root
   bool isolate = true;       // own namespaces (needs root)
   double timeout_s = 120;
+  /// Where precompiled <torch/extension.h> headers for this Python live
+  /// (pch_folder()); empty: none used or made.
+  std::string pch_dir;
 };
+
+/// The folder of precompiled <torch/extension.h> headers for `python`:
+/// TMP/cudal1-pch-UID/HASH, one subfolder per -O/-std variant. Readable by
+/// the build's unprivileged user, writable by this user only (a folder of
+/// another owner, or writable by others, is refused: its header would go
+/// into every later build). Empty where CUDAL1_PCH=0 or it cannot be made.
+std::string pch_folder(const std::string& python);
 
 /// A request for `source_path` as a judgment makes it: the worker script and
 /// seal library from `data_dir`, the unprivileged user and own namespaces

@@ -711,7 +711,8 @@ class judgment_run {
       add_check("compile", false, out->timed_out ? "building the extensions timed out" : "importing or building the candidate failed");
       return fail(verdict::compile_error, out->diagnostics);
     }
-    add_check("compile", true, out->cached ? "its build found in the cache" : "built in " + fmt_s(out->seconds));
+    add_check("compile", true, out->cached ? "its build found in the cache"
+                                           : "built in " + fmt_s(out->seconds) + (out->notes.empty() ? "" : " (" + out->notes + ")"));
     // The worker's own copy: it may read nothing of the cache.
     std::error_code ec;
     std::filesystem::copy(out->library_path, sandbox_dir_ + "/build",

@@ -1,0 +1,127 @@
+"""Tests of what python/cudal1_candidate.py's build does to make a cold
+load_inline build faster without changing what it makes: the CUDA sources
+tried first without <torch/extension.h> (and built as written where they
+need it), and the precompiled header's variant chosen by the -O and -std
+flags a call passes.
+
+    python3 tests/python/build_test.py     (needs torch)
+"""
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+import torch.utils.cpp_extension as ce  # noqa: E402
+
+import cudal1_candidate as cc  # noqa: E402
+
+KERNEL = """#include <torch/extension.h>
+#include <cuda_runtime.h>
+__global__ void k(float* y) {}
+torch::Tensor f(torch::Tensor x) { return x; }
+"""
+
+
+class LighterCudaSources(unittest.TestCase):
+    def test_the_include_is_left_out_and_nothing_else_changes(self):
+        light = cc.lighter_cuda_sources([KERNEL])
+        self.assertEqual(light, [KERNEL.replace("#include <torch/extension.h>", cc.LIGHT_CUDA_NOTE)])
+
+    def test_spellings_of_the_include(self):
+        for line in ('#include "torch/extension.h"', "  #  include <torch/extension.h>  ", "#include<torch/extension.h>"):
+            self.assertIsNotNone(cc.lighter_cuda_sources(line + "\nint x;\n"), line)
+
+    def test_other_includes_and_mentions_stay(self):
+        self.assertIsNone(cc.lighter_cuda_sources("#include <torch/types.h>\n// see torch/extension.h\n"))
+        self.assertIsNone(cc.lighter_cuda_sources("#include <torch/extension_helpers.h>\n"))
+        self.assertIsNone(cc.lighter_cuda_sources(None))
+
+    def test_a_list_of_sources_is_joined_as_load_inline_joins_it(self):
+        light = cc.lighter_cuda_sources(["int a;", "#include <torch/extension.h>", "int b;"])
+        self.assertEqual(light, ["int a;\n" + cc.LIGHT_CUDA_NOTE + "\nint b;"])
+
+
+class PchVariant(unittest.TestCase):
+    def test_the_last_optimization_and_standard_flags_count(self):
+        self.assertEqual(cc.pch_flags(["-O2", "-use_fast_math", "-O3", "-std=c++17"]), ["-O3", "-std=c++17"])
+        self.assertEqual(cc.pch_variant(["-O3", "-std=c++17"]), "O3_stdcxx17")
+        self.assertEqual(cc.pch_variant(None), "default")
+
+    def test_unusual_flags_are_never_passed_on(self):
+        self.assertEqual(cc.pch_flags(["-fplugin=/tmp/x.so", "-O3 -fplugin=x", "-std=c++17;rm", "-include/etc/x"]), [])
+        self.assertEqual(cc.pch_variant(["../../etc"]), "default")
+
+
+class PchStamp(unittest.TestCase):
+    """A precompiled header made for another torch is never used."""
+
+    def test_a_matching_stamp_is_used_and_another_is_stale(self):
+        import json
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(cc.usable_pch(d), (None, "absent"))
+            with open(d + "/stamp.json", "w") as f:
+                json.dump(cc.pch_stamp(), f)
+            self.assertEqual(cc.usable_pch(d), (d, "used"))
+            stale = dict(cc.pch_stamp(), torch="0.0.1")
+            with open(d + "/stamp.json", "w") as f:
+                json.dump(stale, f)
+            self.assertEqual(cc.usable_pch(d), (None, "stale"))
+
+
+class BuildWrapper(unittest.TestCase):
+    """patch_extensions_for_build over a stand-in for torch's load_inline."""
+
+    def setUp(self):
+        self.real = ce.load_inline
+        self.calls = []
+
+    def tearDown(self):
+        ce.load_inline = self.real
+
+    def patch(self, needs_full_header):
+        calls = self.calls
+
+        class Module:
+            __name__ = "ext"
+            __file__ = "/tmp/ext/ext.so"
+
+        def fake(name, cpp_sources, cuda_sources=None, **kwargs):
+            calls.append(cuda_sources)
+            text = "\n".join(cuda_sources) if isinstance(cuda_sources, list) else cuda_sources
+            if needs_full_header and text is not None and "#include <torch/extension.h>" not in text:
+                raise RuntimeError("error: namespace torch has no member nn")
+            return Module()
+        ce.load_inline = fake
+        manifest, notes = {}, {}
+        cc.patch_extensions_for_build(manifest, "/tmp/ext", None, notes)
+        return manifest, notes
+
+    def test_a_kernel_that_needs_nothing_more_is_built_light(self):
+        manifest, notes = self.patch(needs_full_header=False)
+        ce.load_inline("ext", ["torch::Tensor f(torch::Tensor x);"], [KERNEL], functions=["f"])
+        self.assertEqual(len(self.calls), 1)
+        self.assertIn(cc.LIGHT_CUDA_NOTE, self.calls[0][0])
+        self.assertEqual(notes["cuda_headers"], ["types"])
+        # The manifest's key is the call as written: the run worker's lookup finds it.
+        key = cc.extension_key("load_inline", ("ext", ["torch::Tensor f(torch::Tensor x);"], [KERNEL]),
+                               {"functions": ["f"], "verbose": False})
+        self.assertIn(key, manifest)
+
+    def test_a_kernel_that_needs_the_header_is_built_as_written(self):
+        manifest, notes = self.patch(needs_full_header=True)
+        ce.load_inline("ext", "", cuda_sources=KERNEL, functions=["f"])
+        self.assertEqual(len(self.calls), 2)
+        self.assertEqual(self.calls[1], KERNEL)
+        self.assertEqual(notes["cuda_headers"], ["extension"])
+        self.assertEqual(len(manifest), 1)
+
+    def test_a_cpp_only_extension_is_called_once_as_written(self):
+        manifest, notes = self.patch(needs_full_header=True)
+        ce.load_inline("ext", "int f();", functions=["f"])
+        self.assertEqual(self.calls, [None])
+        self.assertNotIn("cuda_headers", notes)
+
+
+if __name__ == "__main__":
+    unittest.main()
