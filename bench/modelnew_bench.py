@@ -104,12 +104,24 @@ def main():
                 print(f"  bare load_inline {i + 1}: {out['bare_s'][-1]:.2f} s ({python})", flush=True)
             except (ValueError, IndexError):
                 print(f"  bare load_inline {i + 1} failed: {p.stderr[-500:]}", flush=True)
+        # The machine's one-time setup, as the compilers are: the precompiled
+        # <torch/extension.h> variants (cudal1 prepare), timed apart.
+        s, p = run([a.cudal1, "prepare", "--json"])
+        out["prepare_s"] = s
+        out["prepare"] = p.stdout.strip()[-2000:]
+        print(f"  cudal1 prepare (once per machine and Python): {s:.1f} s, exit {p.returncode}", flush=True)
         for i in range(0 if a.batch_only else a.runs):  # cold: an empty cache every time
             cache = os.path.join(work, f"cold-{i}")
             s, p = run([a.cudal1, "eval", "--json", a.task, cand, "--cache-dir", cache] + flags)
             out["cold_s"].append(s)
             out["verdicts"].append(verdict_of(p.stdout))
             why = "" if verdict_of(p.stdout) != "?" else f": exit {p.returncode}, {p.stderr.strip()[-300:]}"
+            try:  # where a cold judgment's time goes: the build, and what made it faster
+                j = json.loads(p.stdout.strip().splitlines()[-1])
+                out.setdefault("cold_judgments", []).append(
+                    {k: j.get(k) for k in ("verdict", "seconds", "phases_s", "compile", "checks", "candidate_start")})
+            except (ValueError, IndexError):
+                pass
             print(f"  cold {i + 1}: {s:.2f} s ({verdict_of(p.stdout)}{why})", flush=True)
         warm_cache = os.path.join(work, "cold-0")
         for i in range(0 if a.batch_only else a.runs):

@@ -277,6 +277,9 @@ def make_pch_main(a):
         return 1
     flags = pch_flags((a.pch_flags or "").split())
     target = os.path.join(a.make_pch, pch_variant(flags))
+    if usable_pch(target)[0]:
+        print(f"{target} is made already, for this torch")
+        return 0
     os.makedirs(a.make_pch, mode=0o755, exist_ok=True)
     stage = f"{target}.tmp.{os.getpid()}"
     probe = tempfile.mkdtemp(prefix="cudal1-pch-probe-")

@@ -24,6 +24,7 @@ int run_serve(const args_t& args);
 int run_submit(const args_t& args);
 int run_export(const args_t& args);
 int run_worker_cmd(const args_t& args);
+int run_prepare(const args_t& args);
 
 /// Prints "cudal1: error: message" to stderr and returns the usage exit status (2).
 int usage_error(const std::string& message);

@@ -35,6 +35,7 @@ constexpr command kCommands[] = {
     {"audit", "screen candidate sources for the patterns of known reward hacks", run_audit},
     {"audit-task", "find tasks whose checks a trivial output (zeros, a constant, a copy) would pass", run_audit_task},
     {"info", "show the backends, Python, compilers and folders cudal1 would use", run_info},
+    {"prepare", "make the precompiled torch header ModelNew load_inline builds use (once per Python)", run_prepare},
 };
 
 void print_help() {
