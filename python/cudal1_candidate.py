@@ -842,8 +842,9 @@ def start_forked_worker(request, fds, conn, judge_pid):
     the judge goes first, the worker is killed."""
     import select
     import signal
+    import cudal1_forkserver
     libc = ctypes.CDLL(None, use_errno=True)
-    os.setsid()
+    cudal1_forkserver.adopt_context(judge_pid)
     flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWPID
     isolated = bool(request.get("isolate")) and libc.unshare(ctypes.c_int(flags)) == 0
     judge = os.pidfd_open(judge_pid)
@@ -884,6 +885,7 @@ def run_forked_worker(request, fds, isolated, libc):
         libc.mount(b"proc", b"/proc", b"proc", ctypes.c_ulong(MS_NOSUID | MS_NODEV | MS_NOEXEC), None)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.setpgid(0, 0)  # its own group: the judge kills it whole
+    cudal1_forkserver.become_worker(fds, request.get("env", {}))  # before the limits: it closes every other descriptor
     names = {"cpu_seconds": resource.RLIMIT_CPU, "address_bytes": resource.RLIMIT_AS,
              "open_files": resource.RLIMIT_NOFILE, "processes": resource.RLIMIT_NPROC,
              "file_bytes": resource.RLIMIT_FSIZE}
@@ -891,7 +893,6 @@ def run_forked_worker(request, fds, isolated, libc):
         if name in names and value:
             resource.setrlimit(names[name], (int(value), int(value)))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    cudal1_forkserver.become_worker(fds, request.get("env", {}))
     try:
         os.chdir(request["cwd"])
     except (KeyError, OSError):

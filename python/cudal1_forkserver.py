@@ -155,6 +155,73 @@ def become_worker(fds, env):
     devnull = os.open("/dev/null", os.O_RDONLY)
     for target, fd in ((0, devnull), (1, log), (2, log), (3, cmd), (4, reply)):
         os.dup2(fd, target)  # dup2 makes the target inheritable: it is the worker's own
-    os.closerange(5, os.sysconf("SC_OPEN_MAX") if os.sysconf("SC_OPEN_MAX") > 0 else 65536)
+    close_all_but(5)
     os.environ.clear()
     os.environ.update(env)
+
+
+def close_all_but(first):
+    """Closes every descriptor from `first` on, whatever its number: listed,
+    not bounded by a limit (a descriptor the server inherited above 1024,
+    or above a lowered RLIMIT_NOFILE, reached the worker otherwise: attack
+    review, 2026-12-03), and checks none is left."""
+    for _ in range(3):
+        left = [int(n) for n in os.listdir("/proc/self/fd") if int(n) >= first]
+        for fd in left:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # the listing's own descriptor, closed already
+        if not [n for n in os.listdir("/proc/self/fd") if int(n) >= first and int(n) not in left]:
+            return
+    raise RuntimeError("descriptors above the worker's own stayed open")
+
+
+def adopt_context(judge_pid):
+    """Takes on the judge's scheduling context, as a worker the judge starts
+    itself inherits it: CPU affinity, nice value, OOM score, resource
+    limits, cgroup. The server's own came from whichever judge started it
+    (attack review: a server started under nice 15 and one CPU gave every
+    later worker both). Best effort: what cannot be copied stays."""
+    import resource
+    try:
+        os.sched_setaffinity(0, os.sched_getaffinity(judge_pid))
+    except OSError:
+        pass
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, os.getpriority(os.PRIO_PROCESS, judge_pid))
+    except OSError:
+        pass
+    try:
+        with open(f"/proc/{judge_pid}/oom_score_adj") as f:
+            score = f.read().strip()
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(score)
+    except OSError:
+        pass
+    for name in dir(resource):
+        if name.startswith("RLIMIT_") and name != "RLIMIT_NLIMITS":
+            which = getattr(resource, name)
+            try:
+                soft, hard = resource.prlimit(judge_pid, which)
+            except (OSError, ValueError):
+                continue
+            try:
+                resource.setrlimit(which, (soft, hard))
+            except (OSError, ValueError):  # a hard limit above ours cannot be raised: the soft one at least
+                _, own_hard = resource.getrlimit(which)
+                inf = resource.RLIM_INFINITY
+                fits = own_hard == inf or (soft != inf and soft <= own_hard)
+                try:
+                    resource.setrlimit(which, (soft if fits else own_hard, own_hard))
+                except (OSError, ValueError):
+                    pass
+    try:  # cgroup v2: one line "0::/path"
+        with open(f"/proc/{judge_pid}/cgroup") as f:
+            lines = f.read().splitlines()
+        path = next((l[3:] for l in lines if l.startswith("0::")), None)
+        if path is not None:
+            with open(os.path.join("/sys/fs/cgroup", path.lstrip("/"), "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+    except OSError:
+        pass

@@ -854,6 +854,7 @@ def serve(socket_path, idle_s):
 def start_forked_reference(request, fds, conn, judge_pid):
     """In the server's forked child: becomes the reference worker."""
     import cudal1_forkserver
+    cudal1_forkserver.adopt_context(judge_pid)
     os.setpgid(0, 0)  # its own group, killed whole by the judge
     conn.sendall(f"{os.getpid()}\n".encode())
     cudal1_forkserver.become_worker(fds, request.get("env", {}))

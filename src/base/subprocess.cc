@@ -223,7 +223,42 @@ child_process child_process::adopt(pid_t pid, int to_child_fd, int from_child_fd
   child.from_child_ = from_child_fd;
   child.ours_ = false;
   child.status_fd_ = status_fd;
+  // At once: the process cannot have been reaped and its pid reused in the
+  // moments since its keeper sent the pid (it has not even said hello).
+  child.pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
   return child;
+}
+
+bool child_process::adopted_exited() const {
+  if (pidfd_ < 0) return kill(pid_, 0) != 0;
+  struct pollfd p = {pidfd_, POLLIN, 0};
+  return poll(&p, 1, 0) > 0;  // readable once it has exited
+}
+
+// Waits until an adopted process has exited (its keeper reaps it).
+bool child_process::wait_adopted(double timeout_s) {
+  auto start = std::chrono::steady_clock::now();
+  if (pidfd_ < 0) {
+    while (kill(pid_, 0) == 0) {
+      if (seconds_since(start) > timeout_s) return false;
+      usleep(1000);
+    }
+    return true;
+  }
+  for (;;) {
+    int left_ms = static_cast<int>((timeout_s - seconds_since(start)) * 1000);
+    if (left_ms <= 0) return adopted_exited();
+    struct pollfd p = {pidfd_, POLLIN, 0};
+    int r = poll(&p, 1, left_ms);
+    if (r > 0) return true;
+    if (r < 0 && errno != EINTR) return false;
+  }
+}
+
+bool child_process::signal(int sig) {
+  if (pid_ <= 0 || reaped_) return false;
+  if (!ours_ && pidfd_ >= 0) return syscall(SYS_pidfd_send_signal, pidfd_, sig, nullptr, 0) == 0;
+  return kill(pid_, sig) == 0;
 }
 
 // The keeper's line, sent as soon as it has reaped the worker: a moment's
@@ -257,17 +292,6 @@ void child_process::read_adopted_status() {
   }
 }
 
-namespace {
-// Waits until a process that is not our child has gone (its parent reaps it).
-bool wait_gone(pid_t pid, double timeout_s) {
-  auto start = std::chrono::steady_clock::now();
-  while (kill(pid, 0) == 0) {
-    if (seconds_since(start) > timeout_s) return false;
-    usleep(1000);
-  }
-  return true;
-}
-}  // namespace
 
 child_process::child_process(child_process&& o) noexcept { *this = std::move(o); }
 
@@ -284,6 +308,8 @@ child_process& child_process::operator=(child_process&& o) noexcept {
   exit_ = o.exit_;
   status_fd_ = o.status_fd_;
   o.status_fd_ = -1;
+  pidfd_ = o.pidfd_;
+  o.pidfd_ = -1;
   o.pid_ = -1;
   o.to_child_ = o.from_child_ = -1;
   o.reaped_ = true;
@@ -298,6 +324,8 @@ child_process::~child_process() {
 void child_process::close_pipes() {
   if (status_fd_ >= 0) close(status_fd_);
   status_fd_ = -1;
+  if (pidfd_ >= 0) close(pidfd_);
+  pidfd_ = -1;
   if (to_child_ >= 0) close(to_child_);
   if (from_child_ >= 0) close(from_child_);
   to_child_ = from_child_ = -1;
@@ -340,15 +368,20 @@ child_process::read_status child_process::read_line(steady_time deadline, std::s
 
 exit_info child_process::kill_and_wait() {
   if (pid_ <= 0 || reaped_) return exit_;
-  kill(-pid_, SIGKILL);
-  kill(pid_, SIGKILL);
-  reaped_ = true;
   if (!ours_) {
-    wait_gone(pid_, 5.0);
+    // Its group by pid only while it has not exited (until then the pid is
+    // its own); the process itself through its pidfd.
+    if (!adopted_exited()) kill(-pid_, SIGKILL);
+    signal(SIGKILL);
+    reaped_ = true;
+    wait_adopted(5.0);
     exit_ = exit_info{};
     read_adopted_status();
     return exit_;
   }
+  kill(-pid_, SIGKILL);
+  kill(pid_, SIGKILL);
+  reaped_ = true;
   int wstatus = 0;
   while (waitpid(pid_, &wstatus, 0) < 0 && errno == EINTR) {
   }
@@ -359,7 +392,7 @@ exit_info child_process::kill_and_wait() {
 exit_info child_process::wait_or_kill(double timeout_s) {
   if (pid_ <= 0 || reaped_) return exit_;
   if (!ours_) {
-    if (wait_gone(pid_, timeout_s)) {
+    if (wait_adopted(timeout_s)) {
       reaped_ = true;
       read_adopted_status();
       return exit_;

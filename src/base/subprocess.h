@@ -98,6 +98,10 @@ class child_process {
   /// Waits up to timeout for the child to exit by itself, then kills it.
   exit_info wait_or_kill(double timeout_s);
   pid_t pid() const { return pid_; }
+  /// Sends `sig` to the process (not its group). An adopted process is
+  /// signalled through a pidfd taken when it was adopted, so once its keeper
+  /// has reaped it no process that reuses the pid is hit. False if it is gone.
+  bool signal(int sig);
 
  private:
   child_process() = default;
@@ -109,6 +113,9 @@ class child_process {
   bool reaped_ = false;
   bool ours_ = true;  // our child: waitpid works
   int status_fd_ = -1;  // adopted: where its keeper says how it ended
+  int pidfd_ = -1;      // adopted: the process itself, whatever later holds its pid
+  bool adopted_exited() const;
+  bool wait_adopted(double timeout_s);
   void read_adopted_status();
   exit_info exit_;
 };

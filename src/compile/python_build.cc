@@ -105,6 +105,8 @@ void make_pch_later(const modelnew_build_request& req, const std::string& varian
     dup2(out, 1);
     dup2(out, 2);
   }
+  dup2(fd, 3);  // the lock, held until the maker ends; nothing else of the judge's goes along
+  close_range(4, ~0U, 0);
   execv(cargv[0], cargv.data());
   _exit(127);
 }

@@ -402,6 +402,7 @@ class judgment_run {
       if (unusable) return make_error(child.message());
       // Otherwise the server is what failed: a worker of our own will do.
     }
+    if (!has_torch(python)) return make_error("no torch in this interpreter");
     worker_spawn spawn;
     spawn.argv = {python, "-u", script};
     spawn.log_path = log;
@@ -412,6 +413,16 @@ class judgment_run {
     return ok_status();
   }
 
+  // Whether this interpreter has torch, found without importing it (tens of
+  // milliseconds). A reference started directly says so only in its hello,
+  // after the ModelNew worker has started with the same interpreter (the
+  // server's fork says at once): a Python without torch first on PATH failed
+  // every ModelNew judgment with the servers off.
+  static bool has_torch(const std::string& python) {
+    auto run = run_command({python, "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"}, 30);
+    return run && !run->timed_out && run->exit.exited && run->exit.code == 0;
+  }
+
   // An untrusted task's reference: started afresh in a folder of its own
   // (the task, the cached calibration and FLOP counts copied in; the CPU
   // exchange file made there), with the candidate's isolation, then sealed by
@@ -420,11 +431,7 @@ class judgment_run {
                                 std::vector<std::string> env) {
     if (!opt_.defenses || env_or("CUDAL1_SANDBOX", "1") == "0")
       return make_error("an untrusted task's reference runs only in the sandbox (the defenses are off here)");
-    // This interpreter must have torch: the ModelNew worker starts with it
-    // before the reference's hello says so (the server's fork says at once).
-    auto has_torch = run_command({python, "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"}, 30);
-    if (!has_torch || has_torch->timed_out || !has_torch->exit.exited || has_torch->exit.code != 0)
-      return make_error("no torch in this interpreter");
+    if (!has_torch(python)) return make_error("no torch in this interpreter");
     untrusted_box_ = scratch_ + "/reference-box";
     if (auto s = make_dirs(untrusted_box_); !s) return s;
     auto source = read_file(j_.task_path);

@@ -124,7 +124,7 @@ void worker_channel::freeze_between_requests() {
 void worker_channel::freeze() {
   if (!freeze_ || frozen_ || !alive_) return;
   pid_t pid = process_.pid();
-  if (::kill(pid, SIGSTOP) != 0) return;
+  if (!process_.signal(SIGSTOP)) return;
   frozen_ = true;
   std::string proc = "/proc/" + std::to_string(pid);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
@@ -145,7 +145,7 @@ void worker_channel::freeze() {
 
 void worker_channel::thaw() {
   if (!frozen_) return;
-  ::kill(process_.pid(), SIGCONT);
+  process_.signal(SIGCONT);
   frozen_ = false;
 }
 

@@ -208,7 +208,7 @@ result<pid_t> start_server(const reference_fork_request& req, const std::vector<
       dup2(log, 1);
       dup2(log, 2);
     }
-    for (int fd = 3; fd < 1024; ++fd) close(fd);
+    close_range(3, ~0U, 0);  // every descriptor, whatever its number: the server hands memory to every worker it forks
     execve(cargv[0], cargv.data(), cenv.data());
     _exit(127);
   }
