@@ -154,7 +154,8 @@ def patch_extensions_for_build(manifest, ext_dir, pch_dir=None, notes=None):
         if not found:
             return kwargs
         kwargs = dict(kwargs)
-        kwargs["extra_include_paths"] = [found] + list(kwargs.get("extra_include_paths") or [])
+        given = kwargs.get("extra_include_paths") or []
+        kwargs["extra_include_paths"] = [found] + ([given] if isinstance(given, str) else list(given))
         return kwargs
 
     def lighter(kind, args, kwargs):
@@ -230,6 +231,8 @@ def pch_flags(extra_cflags):
     are among the usual ones."""
     import re
     opt = std = None
+    if isinstance(extra_cflags, str):
+        extra_cflags = extra_cflags.split()
     for f in extra_cflags or []:
         if isinstance(f, str) and re.fullmatch(r"-O[0-3sgz]?|-Ofast", f):
             opt = f

@@ -47,6 +47,9 @@ class PchVariant(unittest.TestCase):
         self.assertEqual(cc.pch_variant(["-O3", "-std=c++17"]), "O3_stdcxx17")
         self.assertEqual(cc.pch_variant(None), "default")
 
+    def test_flags_given_as_one_string(self):
+        self.assertEqual(cc.pch_flags("-O3 -std=c++17"), ["-O3", "-std=c++17"])
+
     def test_unusual_flags_are_never_passed_on(self):
         self.assertEqual(cc.pch_flags(["-fplugin=/tmp/x.so", "-O3 -fplugin=x", "-std=c++17;rm", "-include/etc/x"]), [])
         self.assertEqual(cc.pch_variant(["../../etc"]), "default")
