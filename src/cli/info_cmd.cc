@@ -1,10 +1,13 @@
 // cudal1 info: what cudal1 would use on this machine.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
 #include "cli/commands.h"
 #include "compile/compiler.h"
+#include "compile/python_build.h"
 #include "task/python.h"
 #include "worker/probe.h"
 
@@ -37,6 +40,15 @@ int run_info(const args_t& args) {
   info["backends"]["cpu"] = true;
   info["backends"]["cuda"] = cuda ? *cuda : nlohmann::json{{"error", cuda.message()}};
   info["cuda_available"] = cuda.ok() && py && py->cuda_available;
+  // The precompiled <torch/extension.h> variants made for this Python (cudal1 prepare).
+  std::string pch = py ? pch_folder(py->path) : "";
+  std::vector<std::string> variants;
+  std::error_code ec;
+  if (!pch.empty())
+    for (const auto& e : std::filesystem::directory_iterator(pch, ec))
+      if (e.is_directory() && file_exists(e.path().string() + "/stamp.json")) variants.push_back(e.path().filename().string());
+  std::sort(variants.begin(), variants.end());
+  info["precompiled_headers"] = {{"folder", pch.empty() ? nlohmann::json(nullptr) : nlohmann::json(pch)}, {"variants", variants}};
   if (as_json) {
     std::printf("%s\n", info.dump(2).c_str());
     return 0;
@@ -53,6 +65,10 @@ int run_info(const args_t& args) {
   std::printf("cuda backend  %s\n", cuda ? (cuda->value("name", std::string("?")) + " (sm " + cuda->value("compute_capability", std::string("?")) + ")").c_str()
                                          : ("unavailable: " + cuda.message()).c_str());
   if (cuda) std::printf("kernel census %s\n", cuda->value("kernel_census", std::string("?")).c_str());
+  std::string joined;
+  for (const auto& v : variants) joined += (joined.empty() ? "" : ", ") + v;
+  std::printf("torch headers %s\n", pch.empty() ? "no folder for precompiled headers"
+                                                 : (pch + " (" + (joined.empty() ? "none made yet: cudal1 prepare" : joined) + ")").c_str());
   return 0;
 }
 
