@@ -148,9 +148,10 @@ def patch_extensions_for_build(manifest, ext_dir, pch_dir=None, notes=None):
     def with_pch(kwargs):
         if not pch_dir:
             return kwargs
-        variant = pch_variant(kwargs.get("extra_cflags"))
+        flags = pch_flags(kwargs.get("extra_cflags"))
+        variant = pch_variant(flags)
         found, why = usable_pch(os.path.join(pch_dir, variant))
-        notes.setdefault("pch", []).append({"variant": variant, "state": why, "flags": pch_flags(kwargs.get("extra_cflags"))})
+        notes.setdefault("pch", []).append({"variant": variant, "state": why, "flags": flags})
         if not found:
             return kwargs
         kwargs = dict(kwargs)

@@ -45,12 +45,13 @@ std::string pch_folder(const std::string& python) {
   std::error_code ec;
   std::string top = (std::filesystem::temp_directory_path(ec) / ("cudal1-pch-" + std::to_string(getuid()))).string();
   if (ec) return "";
-  for (const std::string& dir : {top, top + "/" + sha256_hex(python).substr(0, 16)}) {
+  std::string folder = top + "/" + sha256_hex(python).substr(0, 16);
+  for (const std::string& dir : {top, folder}) {
     mkdir(dir.c_str(), 0755);
     struct stat st;
     if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 022) != 0) return "";
   }
-  return top + "/" + sha256_hex(python).substr(0, 16);
+  return folder;
 }
 
 namespace {

@@ -593,21 +593,22 @@ class judgment_run {
     // reserves address ranges far larger than any real use.
     if (j_.backend == "cpu") spawn.limits.address_bytes = candidate_memory_limit();
     if (!opt_.defenses) spawn.env.push_back("CUDAL1_SANDBOX=0");
-    if (!(modelnew_ && fork_candidate(spawn))) {
+    auto start_own = [&]() -> status {
+      j_.candidate_start = "spawned";
       auto ch = worker_channel::start(spawn);
       if (!ch) return ch.err();
       candidate_.emplace(std::move(*ch));
-    }
+      return ok_status();
+    };
+    if (!(modelnew_ && fork_candidate(spawn)))
+      if (auto s = start_own(); !s) return s;
     worker_reply hello = candidate_->receive(kHelloTimeoutS);
     if (hello.what != worker_reply::kind::ok && j_.candidate_start == "forked") {
       // A forked worker that cannot start is the server's problem, not the
       // machine's: one the judge starts itself says which it is.
       progress_.phase("the candidate server's worker did not start (" + hello.message() + "): starting it afresh");
       candidate_->kill();
-      j_.candidate_start = "spawned";
-      auto ch = worker_channel::start(spawn);
-      if (!ch) return ch.err();
-      candidate_.emplace(std::move(*ch));
+      if (auto s = start_own(); !s) return s;
       hello = candidate_->receive(kHelloTimeoutS);
     }
     if (hello.what != worker_reply::kind::ok) {
