@@ -177,6 +177,7 @@ def patch_extensions_for_build(manifest, ext_dir, pch_dir=None, notes=None):
             kwargs.setdefault("verbose", False)
             # The key first: load_inline changes the lists it is given.
             key = extension_key(kind, args, kwargs)
+            began = time.perf_counter()
             module = None
             light = lighter(kind, args, kwargs)
             if light is not None:
@@ -192,6 +193,7 @@ def patch_extensions_for_build(manifest, ext_dir, pch_dir=None, notes=None):
                 module = real[kind](*args, **with_pch(kwargs))
                 if light is not None:
                     notes.setdefault("cuda_headers", []).append("extension")
+            notes.setdefault("extension_s", []).append(round(time.perf_counter() - began, 3))
             path = getattr(module, "__file__", None)
             if not path:
                 raise RuntimeError(f"{kind}: the extension has no library file (is_python_module=False is not supported)")
@@ -387,6 +389,7 @@ def build_main(a):
     os.environ["TMPDIR"] = os.path.join(out, "tmp")
     if a.arch:
         os.environ["TORCH_CUDA_ARCH_LIST"] = a.arch
+    began = time.perf_counter()
     import torch  # noqa: F401
     import torch.utils.cpp_extension  # noqa: F401
     pch_dir = a.pch if a.pch and os.path.isdir(a.pch) else None
@@ -396,7 +399,7 @@ def build_main(a):
     os.makedirs(ext_dir, exist_ok=True)
     os.makedirs(os.path.join(out, "tmp"), exist_ok=True)
     manifest = {}
-    notes = {}
+    notes = {"import_s": round(time.perf_counter() - began, 3)}
     patch_extensions_for_build(manifest, ext_dir, pch_dir, notes)
     try:
         module = import_candidate(a.build)

@@ -11,7 +11,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,driver_version,temperature.gpu 
 # CTest files name the build folder by its absolute path here; give it the same path there.
 if [ "$PWD" != /work/main ] && [ ! -e /work/main ]; then mkdir -p /work && ln -s "$PWD" /work/main; fi
 for step in $steps; do
-  echo "=== $step"
+  echo "=== $step (at ${SECONDS} s)"
   case $step in
     info)
       build/bin/cudal1 info
@@ -54,3 +54,4 @@ for step in $steps; do
     modelnew) python3 bench/modelnew_bench.py ${MODELNEW_ARGS:-} --save "$out" 2>&1 | tee "$out/modelnew-bench.log" ;;
   esac
 done
+echo "=== done (at ${SECONDS} s)"

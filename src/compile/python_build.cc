@@ -144,6 +144,19 @@ std::string read_build_notes(const modelnew_build_request& req, const std::strin
     if (light) notes += std::string(notes.empty() ? "" : "; ") + "CUDA sources built without <torch/extension.h>";
     if (full) notes += std::string(notes.empty() ? "" : "; ") + "CUDA sources needed <torch/extension.h>";
   }
+  // Where the build's time went: the interpreter's import of torch, then
+  // each extension's build (its light try included).
+  if (b.contains("import_s") && b["import_s"].is_number() && b.contains("extension_s") && b["extension_s"].is_array()) {
+    char line[96];
+    std::snprintf(line, sizeof line, "torch imported in %.1f s", b["import_s"].get<double>());
+    std::string times = line;
+    for (const auto& t : b["extension_s"])
+      if (t.is_number()) {
+        std::snprintf(line, sizeof line, ", an extension built in %.1f s", t.get<double>());
+        times += line;
+      }
+    notes += std::string(notes.empty() ? "" : "; ") + times;
+  }
   return notes;
 }
 
