@@ -833,10 +833,28 @@ def serve_main(socket_path, idle_s):
     this process: each worker is sealed before it imports one, as a worker
     the judge starts itself is."""
     import torch  # noqa: F401
-    import torch.utils.cpp_extension  # noqa: F401
+    import_cpp_extension_without_cuda(torch)
     import cudal1_forkserver
     return cudal1_forkserver.serve(socket_path, idle_s, f"cudal1 candidate server: torch {torch.__version__}",
                                    start_forked_worker)
+
+
+def import_cpp_extension_without_cuda(torch):
+    """Imports torch.utils.cpp_extension in a process that will fork CUDA
+    workers, without initializing CUDA's driver here. Its import looks for
+    the CUDA toolkit and, where it finds one, asks torch.cuda.is_available()
+    only to print a warning (torch 2.11: cpp_extension._find_cuda_home);
+    that query initializes the driver, and torch then refuses CUDA in every
+    forked child ("Cannot re-initialize CUDA in forked subprocess"), so every
+    forked worker failed and each judgment fell back to a fresh Python. The
+    query is answered "yes" for the import's sake and restored after."""
+    cuda = torch.cuda
+    real = cuda.is_available
+    cuda.is_available = lambda: True
+    try:
+        import torch.utils.cpp_extension  # noqa: F401
+    finally:
+        cuda.is_available = real
 
 
 def start_forked_worker(request, fds, conn, judge_pid):

@@ -126,5 +126,55 @@ class BuildWrapper(unittest.TestCase):
         self.assertNotIn("cuda_headers", notes)
 
 
+class ServerImport(unittest.TestCase):
+    """The candidate server imports cpp_extension before it forks CUDA
+    workers; that import must not ask torch for CUDA devices (the query
+    initializes the driver, after which torch refuses CUDA in forked
+    children: every forked worker failed on the H200 with torch 2.11)."""
+
+    PROBE = r"""
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import torch
+asked = []
+real = torch.cuda.is_available
+def spy():
+    asked.append(1)
+    return real()
+torch.cuda.is_available = spy
+import cudal1_candidate as cc
+if sys.argv[2] == "server":
+    cc.import_cpp_extension_without_cuda(torch)
+else:
+    import torch.utils.cpp_extension
+import torch.utils.cpp_extension as ce
+print(len(asked), torch.cuda.is_available is spy, bool(ce.CUDA_HOME))
+"""
+
+    def probe(self, how):
+        import os
+        import subprocess
+        import tempfile
+        # A toolkit where cpp_extension looks first, so that its import does
+        # look (an empty folder is enough for it to be taken).
+        with tempfile.TemporaryDirectory() as cuda_home:
+            env = dict(os.environ, CUDA_HOME=cuda_home)
+            done = subprocess.run([sys.executable, "-c", self.PROBE, str(Path(cc.__file__).parent), how],
+                                  capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return done.stdout.split()
+
+    def test_a_plain_import_asks_for_devices(self):
+        # The hazard itself, on this torch: without the guard the import asks
+        # (so the guard below is what keeps the server's children usable).
+        asked, restored, found = self.probe("plain")
+        self.assertEqual(found, "True")
+        self.assertNotEqual(asked, "0")
+
+    def test_the_servers_import_does_not_and_restores_the_query(self):
+        asked, restored, found = self.probe("server")
+        self.assertEqual((asked, restored, found), ("0", "True", "True"))
+
+
 if __name__ == "__main__":
     unittest.main()
