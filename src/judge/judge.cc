@@ -766,7 +766,24 @@ class judgment_run {
         return false;
       }
       call_timing probe;
-      if (stage_call(probe)) run_call(probe, false, probe_ms);
+      // Half the probes of each length come right after a run of the
+      // reference, as half the timed calls do (their order is random): on
+      // a CPU the two workers share, the reference's run leaves the
+      // worker's caches cold, and a Python worker's ~1 ms of requests then
+      // costs 0.1-0.3 ms more (on an H200, honest ModelNew candidates sat
+      // that far above probes that never followed the reference, and were
+      // rejected as timer_tampering or timed by the judge's clock).
+      const bool after_reference = ((i + kWarmupProbes) / static_cast<int>(std::size(kProbeMs))) % 2 == 1;
+      if (stage_call(probe)) {
+        if (after_reference) {
+          worker_reply ran = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
+          if (ran.what != worker_reply::kind::ok) {
+            pending_error_ = reference_error("running the reference", ran);
+            return false;
+          }
+        }
+        run_call(probe, false, probe_ms);
+      }
       if (probe.reference_failed) {
         pending_error_ = reference_error(probe.doing, probe.err_reply);
         return false;
@@ -774,6 +791,7 @@ class judgment_run {
       if (!probe) return candidate_failure("timing the worker's requests", probe.err_reply);
       if (i < 0) continue;
       probes_[probe_ms].excess_ms.push_back(probe.excess_ms);
+      probes_[probe_ms].after_reference.push_back(after_reference);
     }
     // The judge's own thread census, from outside the worker: its baseline
     // now, before any of the candidate's code exists there (a census inside
@@ -1210,6 +1228,23 @@ class judgment_run {
                     {"grey_zone", grey}, {"judge_wall_ms", wall}};
     json probe_figures = json::object();
     for (const auto& [ms, series] : probes_) probe_figures[fmt_ms(ms)] = series.excess_ms;
+    // The candidate's excess by the order of its pair (the reference's run
+    // just before it, or not), beside the probes' by the same: where the
+    // order moves a worker's requests, the two should move alike.
+    {
+      std::vector<double> after, alone;
+      for (size_t k = 0; k < cand_excess_ms_.size() && k < reference_first_.size(); ++k)
+        (reference_first_[k] ? after : alone).push_back(cand_excess_ms_[k]);
+      std::vector<double> probe_after, probe_alone;
+      for (const auto& [ms, series] : probes_)
+        for (size_t k = 0; k < series.excess_ms.size() && k < series.after_reference.size(); ++k)
+          (series.after_reference[k] ? probe_after : probe_alone).push_back(series.excess_ms[k] - summarize_samples(series.excess_ms).median_ms);
+      auto median_or_null = [](const std::vector<double>& v) { return v.empty() ? json() : json(summarize_samples(v).median_ms); };
+      figures["by_order"] = {{"candidate_after_reference_ms", median_or_null(after)},
+                             {"candidate_alone_ms", median_or_null(alone)},
+                             {"probe_after_reference_rel_ms", median_or_null(probe_after)},
+                             {"probe_alone_rel_ms", median_or_null(probe_alone)}};
+    }
     j_.judge_clock = {{"run_beyond_window", figures}, {"probe_run_beyond_window_ms", probe_figures},
                       {"agrees", run.agrees || grey}, {"conclusive", conclusive && run.agrees}};
     char buf[400];
@@ -1376,6 +1411,7 @@ class judgment_run {
   // loaded, by their length, and of the candidate's timed calls.
   struct probe_series {
     std::vector<double> excess_ms;
+    std::vector<bool> after_reference;  // per probe: a run of the reference came just before it
   };
   std::map<double, probe_series> probes_;
   int probe_count_ = 0;
