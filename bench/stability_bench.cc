@@ -2,7 +2,7 @@
 // same speedup, judgment after judgment?
 //
 //   stability_bench [--task TASK] [--candidate CAND] [--profiles P1,P2] [--runs N] [--save DIR]
-//                   [judge options]
+//                   [--also-replace-every K] [judge options]
 //
 // N judgments (default 20) of one correct candidate on each size profile,
 // interleaved (run 1 of every profile, then run 2, ...) so that drift hits
@@ -32,7 +32,7 @@ using cudal1::judgment;
 
 constexpr const char* kUsage =
     "usage: stability_bench [--task TASK] [--candidate CAND] [--profiles P1,P2] [--runs N] [--save DIR]\n"
-    "                       [judge options]\n";
+    "                       [--also-replace-every K] [judge options]\n";
 
 constexpr const char* kHelp = R"(
 Judges one correct candidate N times on each size profile of its task and
@@ -54,6 +54,11 @@ options:
   --runs N              judgments per profile (default 20)
   --save DIR            write each judgment's JSON (PROFILE-RUN.json, raw samples
                         included) and summary.json there
+  --also-replace-every K
+                        side by side in the same run: each profile also judged
+                        with --reference-replace-every K (the reference's memory
+                        placed afresh every K of its runs), interleaved with the
+                        judgments without, as a series named PROFILE+replaceK
   -h, --help            this help
 
 One line per judgment: profile, run, verdict, speedup (and the re-check's),
@@ -94,7 +99,9 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 // What one profile's judgments came to.
 struct profile_series {
-  std::string name;
+  std::string name;     // the profile, and +replaceK where the reference moves
+  std::string profile;  // the task's size profile
+  int replace_every = -1;  // --reference-replace-every for its judgments (-1: as given)
   int runs = 0, rejected = 0, other = 0;  // other: neither correct nor rejected
   std::vector<double> speedups, reference_ms;
   std::vector<std::string> verdicts;  // in run order
@@ -137,7 +144,7 @@ nlohmann::json summary_of(const profile_series& s) {
                         {"speedup_max_over_min", sp.min > 0 ? nlohmann::json(sp.max / sp.min) : nlohmann::json()},
                         {"reference_median_ms", describe(s.reference_ms).median}, {"speedups", s.speedups},
                         {"reference_medians_ms", s.reference_ms}, {"verdicts", s.verdicts}};
-  auto target = kMaxOverMinTarget.find(s.name);
+  auto target = kMaxOverMinTarget.find(s.profile);
   out["target_max_over_min"] = target == kMaxOverMinTarget.end() ? nlohmann::json() : nlohmann::json(target->second);
   return out;
 }
@@ -147,7 +154,7 @@ void print_table(const std::vector<profile_series>& series) {
               "reference median ms | target max/min |\n|---|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& s : series) {
     figures sp = describe(s.speedups);
-    auto target = kMaxOverMinTarget.find(s.name);
+    auto target = kMaxOverMinTarget.find(s.profile);
     char target_text[32] = "";
     if (target != kMaxOverMinTarget.end()) std::snprintf(target_text, sizeof target_text, "<= %.2f", target->second);
     std::printf("| %s | %d | %d | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %s |\n", s.name.c_str(), s.runs, s.rejected,
@@ -160,6 +167,7 @@ void print_table(const std::vector<profile_series>& series) {
 struct bench_args {
   std::string task, candidate, profiles, save_dir;
   int runs = 20;
+  int also_replace_every = 0;
   cudal1::judge_options opt;
 };
 
@@ -177,6 +185,7 @@ int parse_args(int argc, char** argv, bench_args& b) {
     else if (flag == "--profiles") ok = r.value(&b.profiles);
     else if (flag == "--save") ok = r.value(&b.save_dir);
     else if (flag == "--runs") ok = r.integer(&b.runs, 1);
+    else if (flag == "--also-replace-every") ok = r.integer(&b.also_replace_every, 1);
     else if (flag == "--profile") {
       r.error = "--profile: name the profiles with --profiles P1,P2";
       ok = false;
@@ -205,7 +214,13 @@ int main(int argc, char** argv) {
   std::vector<profile_series> series;
   for (const auto& name : split_commas(b.profiles)) {
     series.emplace_back();
-    series.back().name = name;
+    series.back().name = series.back().profile = name;
+    if (b.also_replace_every > 0) {
+      series.emplace_back();
+      series.back().profile = name;
+      series.back().name = name + "+replace" + std::to_string(b.also_replace_every);
+      series.back().replace_every = b.also_replace_every;
+    }
   }
   if (series.empty()) return std::fprintf(stderr, "stability_bench: --profiles names none\n"), 2;
   if (!b.save_dir.empty())
@@ -219,7 +234,8 @@ int main(int argc, char** argv) {
   for (int run = 1; run <= b.runs; ++run) {
     for (auto& s : series) {
       judge_options opt = b.opt;
-      opt.profile = s.name == "default" ? "" : s.name;
+      opt.profile = s.profile == "default" ? "" : s.profile;
+      if (s.replace_every >= 0) opt.reference_replace_every = s.replace_every;
       auto t0 = std::chrono::steady_clock::now();
       auto j = judge_candidate(b.task, b.candidate, opt, quiet);
       double wall_s = seconds_since(t0);

@@ -29,6 +29,7 @@ import importlib.util
 import json
 import mmap
 import os
+import random
 import sys
 import time
 import traceback
@@ -176,6 +177,11 @@ class Reference:
         step("first_forward")
         self.set_baseline(msg.get("baseline", "eager"), args)
         step("baseline")
+        # Placements of the working memory (replace_placement): none until
+        # the first is due.
+        self.replace_every = int(msg.get("replace_every", 0) or 0)
+        self.placement, self.runs_in_placement, self.placement_pad = 0, 0, None
+        self.placement_rng = random.Random(msg["seed"] ^ 0x5eed)
         self.precise_model, self.precise_note = None, "off"
         if msg.get("precise", True):
             self.precise_model, self.precise_note = self.make_precise(args, outs)
@@ -457,7 +463,34 @@ class Reference:
             import ctypes
             ctypes.memset(self.flush_buffer.data_ptr(), self.flush_count & 0xFF, self.flush_buffer.numel())
 
+    def replace_placement(self):
+        """Places the reference's working memory afresh: the caching
+        allocator's free blocks go back to the driver, a pad of random size
+        (2 MiB to 512 MiB, at most a tenth of the free memory) is taken first,
+        and an untimed forward makes the blocks the timed ones will reuse. On
+        an H200 an eager swish over 268 MB tensors took 0.540 to 0.576 ms by
+        where its tensors landed, fixed for a process's life
+        (bench/reference_placement.py): a judgment's median inherited it."""
+        self.placement_pad = None
+        cuda = self.device.type == "cuda"
+        if cuda:
+            torch.cuda.empty_cache()
+            free, _ = torch.cuda.mem_get_info()
+            limit = max(1, min(256, free // 10 >> 21))
+        else:
+            limit = 16
+        pad = self.placement_rng.randint(1, limit) << 21
+        self.placement_pad = torch.empty(pad, dtype=torch.uint8, device=self.device)
+        with self.autocast():
+            self.call_baseline(clone_args(self.pristine))
+        self.sync()
+        self.placement += 1
+        self.runs_in_placement = 0
+
     def run(self, msg):
+        if self.replace_every and self.runs_in_placement >= self.replace_every:
+            self.replace_placement()
+        self.runs_in_placement += 1
         args = clone_args(self.pristine)
         self.flush()
         # No garbage collection inside the timed window: a collection there
@@ -539,7 +572,7 @@ class Reference:
             out = [t.clone() for t in as_output_list(out)]  # the graph's buffers are rewritten next call
         self.ref_out = as_output_list(out)
         self.ref_args = args  # outputs may be views of the arguments
-        return {"ok": True, "ms": ms, "wall_ms": wall_ms}
+        return {"ok": True, "ms": ms, "wall_ms": wall_ms, "placement": self.placement}
 
     def check(self, msg):
         figures = []

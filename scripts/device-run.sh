@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability placement modelnew optimize optimize-bench queue competition)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability placement cpu-placement modelnew optimize optimize-bench queue competition)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -44,12 +44,15 @@ for step in $steps; do
       tail -12 "$out/bench-1.log" | grep -v "^\[" ; tail -14 "$out/bench-2.log"
       build/bin/cudal1 report --store "$store" --html "$out/suite-report.html" --json > "$out/suite-report.json" ;;
     check-bench) python3 bench/check_bench.py build/share/cudal1/python 2>&1 | tee "$out/check-bench.log" ;;
-    stability) build/bin/stability_bench ${STABILITY_ARGS:-} --save "$out/stability" 2>&1 | tee "$out/stability.log" ;;
+    stability)  # the judgments' JSON in one archive (the device returns a few files only); STABILITY_ARGS="--also-replace-every 16" for the side-by-side
+      build/bin/stability_bench ${STABILITY_ARGS:-} --save "$out/stability" 2>&1 | tee "$out/stability.log"
+      tar czf "$out/stability.tgz" -C "$out" stability && rm -rf "$out/stability" ;;
+    placement) python3 bench/reference_placement.py --save "$out/reference-placement.json" ${PLACEMENT_PROBE_ARGS:-} 2>&1 | tee "$out/reference-placement.log" ;;
     bench) build/bin/judge_bench ${BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/bench.log" ;;
     queue) python3 bench/queue_bench.py --save "$out" ${QUEUE_ARGS:-} 2>&1 | tee "$out/queue-bench.log" ;;  # needs build/redis (scripts/stage-redis.sh)
     optimize) python3 bench/optimize_suite.py --keep "$out" ${OPTIMIZE_ARGS:-} 2>&1 | tee "$out/optimize-suite.log" ;;
     optimize-bench) python3 bench/optimize_bench.py ${OPTIMIZE_BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/optimize-bench.log" ;;
-    placement) python3 bench/cpu_placement.py --save "$out/placement" ${PLACEMENT_ARGS:-} 2>&1 | tee "$out/placement.log"; tar czf "$out/placement.tgz" -C "$out" placement && rm -rf "$out/placement" ;;
+    cpu-placement) python3 bench/cpu_placement.py --save "$out/placement" ${PLACEMENT_ARGS:-} 2>&1 | tee "$out/placement.log"; tar czf "$out/placement.tgz" -C "$out" placement && rm -rf "$out/placement" ;;
     competition) python3 bench/competition_bench.py ${COMPETITION_ARGS:-} --save "$out" 2>&1 | tee "$out/competition-bench.log" ;;  # serve --competition with 3 CUDA submissions: the board's ranking beside cudal1 eval's
     modelnew) python3 bench/modelnew_bench.py ${MODELNEW_ARGS:-} --save "$out" 2>&1 | tee "$out/modelnew-bench.log" ;;
   esac

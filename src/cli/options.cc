@@ -41,6 +41,13 @@ judge options:
                             every judgment lists its kernels (CUDA, via CUPTI)
   --recheck-tolerance F     reject as unstable if the two speedups differ by more
                             than this fraction (default 0.1)
+  --reference-replace-every N
+                            place the reference's working memory afresh every N
+                            of its runs (its cached blocks returned, a pad of
+                            random size first), so its median spans several
+                            placements (default 0: never; under evaluation: on
+                            an H200 the placement moved an eager reference's
+                            time by up to 6.6%)
   --seed N                  reproduce a judgment's inputs (default: random)
   --cache-dir DIR           compile cache (default: $CUDAL1_CACHE_DIR or
                             ~/.cache/cudal1)
@@ -104,6 +111,7 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
   else if (flag == "--recheck-above") *ok = r.number(&opt.recheck_above, 0);
   else if (flag == "--recheck-above-best") *ok = r.number(&opt.recheck_above_best, 0);
   else if (flag == "--recheck-tolerance") *ok = r.number(&opt.recheck_tolerance, 0);
+  else if (flag == "--reference-replace-every") *ok = r.integer(&opt.reference_replace_every, 0);
   else if (flag == "--seed") {
     *ok = r.number(&d, 0);
     opt.seed = static_cast<uint64_t>(d);

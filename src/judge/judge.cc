@@ -358,6 +358,7 @@ class judgment_run {
                    {"seed", rng_() >> 12},
                    {"precision", opt_.precision},
                    {"baseline", opt_.baseline},
+                   {"replace_every", opt_.reference_replace_every},
                    {"precise", !task_only_ && opt_.defenses},
                    {"tolerances", tolerance_table_json(opt_.precision)},
                    {"looser_tolerances", looser_tolerances_json(opt_.precision)},
@@ -1004,6 +1005,7 @@ class judgment_run {
         if (run.what != worker_reply::kind::ok) return reference_error("running the reference", run);
         *ref_ms = run.body.value("ms", 0.0);
         j_.requests_ms["reference_run"].push_back(run.wall_ms);
+        j_.reference_placements = std::max(j_.reference_placements, run.body.value("placement", 0) + 1);
       }
     }
     ++j_.calls;

@@ -101,6 +101,9 @@ struct judgment {
   std::map<std::string, std::vector<double>> requests_ms;
   /// The reference's median by its place in the timed pairs (order_effect()).
   nlohmann::json reference_order = nullptr;
+  /// How many placements of the reference's working memory its runs saw
+  /// (judge_options::reference_replace_every; 1 where it was never moved).
+  int reference_placements = 0;
   /// What the reference worker measured for the cache folder (a device
   /// calibration, a task's FLOP count), for the judge to write once the
   /// judgment's final verdict stands (write_cache_updates()); not reported.

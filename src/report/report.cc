@@ -83,6 +83,7 @@ json judgment_to_json(const judgment& j) {
           {"seconds", j.total_s},
           {"phases_s", phases},
           {"requests_ms", requests}, {"judge_clock", j.judge_clock}, {"reference_order", j.reference_order},
+          {"reference_placements", j.reference_placements},
           {"reference_sandbox", j.reference_sandbox}, {"candidate_start", j.candidate_start}};
 }
 
