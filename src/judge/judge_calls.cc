@@ -1,0 +1,435 @@
+// The judgment's calls: load (the worker set up, the clock probes before
+// the candidate loads), one call of the candidate as the judge times it,
+// the trials and the timed pairs (measure), the kernel census. See
+// judgment_run.h.
+#include "judge/judgment_run.h"
+
+#include "judge/recheck.h"
+#include "timing/clock_check.h"
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <set>
+#include "audit/kernel_origin.h"
+#include "audit/speed_of_light.h"
+#include "audit/static_audit.h"
+#include "base/fs.h"
+#include "check/tolerance.h"
+#include "compile/compiler.h"
+#include "compile/python_build.h"
+#include "task/python.h"
+#include "worker/census.h"
+#include "worker/channel.h"
+#include "worker/layout.h"
+#include "worker/ref_server.h"
+
+namespace cudal1::judging {
+bool judgment_run::load() {
+  json load_cmd = {{"op", "load"}, {"layout", layout_to_json(layout_)}};
+  if (modelnew_) load_cmd["init_inputs"] = init_inputs_;
+  worker_reply r = candidate_->request(load_cmd, opt_.call_timeout_s + 30);
+  if (r.what != worker_reply::kind::ok) return candidate_failure("preparing the worker", r);
+  record_sandbox(r.body["sandbox"]);
+  // From here (the probes included, so they pay what the candidate's calls
+  // pay) the worker is stopped whenever it is not answering: what the
+  // candidate leaves behind cannot run while the reference stages, runs
+  // and checks (an attack review: a ModelNew that hooked the worker's reply
+  // flush computed the next call's output from the shared exchange between
+  // requests, on the worker's own main thread, at 2-3x an honest speedup).
+  if (opt_.defenses) candidate_->freeze_between_requests();
+  // Before any candidate code exists in the worker: what its requests cost
+  // around a call that does nothing, on the judge's own clock.
+  // The judge's wake-up after a call grows with the call's length (a
+  // longer sleep, a deeper idle state: +0.1 ms after a 2 ms CPU call here),
+  // so the probes last from 0.02 to 20 ms and a candidate is compared with
+  // those nearest its own length.
+  for (int i = -kWarmupProbes; i < kOverheadProbes; ++i) {
+    double probe_ms = kProbeMs[(i + kWarmupProbes) % std::size(kProbeMs)];
+    // Fresh inputs first, as a timed call has them: the machine then has
+    // the timed phase's rhythm (between a call's requests the judge and the
+    // workers otherwise idle longer, and wake up slower, than they will).
+    worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
+    if (prep.what != worker_reply::kind::ok) {
+      pending_error_ = reference_error("generating inputs", prep);
+      return false;
+    }
+    call_timing probe;
+    // Half the probes of each length come right after a run of the
+    // reference, as half the timed calls do (their order is random): on
+    // a CPU the two workers share, the reference's run leaves the
+    // worker's caches cold, and a Python worker's ~1 ms of requests then
+    // costs 0.1-0.3 ms more (on an H200, honest ModelNew candidates sat
+    // that far above probes that never followed the reference, and were
+    // rejected as timer_tampering or timed by the judge's clock).
+    const bool after_reference = ((i + kWarmupProbes) / static_cast<int>(std::size(kProbeMs))) % 2 == 1;
+    if (stage_call(probe)) {
+      if (after_reference) {
+        worker_reply ran = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
+        if (ran.what != worker_reply::kind::ok) {
+          pending_error_ = reference_error("running the reference", ran);
+          return false;
+        }
+      }
+      run_call(probe, false, probe_ms);
+    }
+    if (probe.reference_failed) {
+      pending_error_ = reference_error(probe.doing, probe.err_reply);
+      return false;
+    }
+    if (!probe) return candidate_failure("timing the worker's requests", probe.err_reply);
+    if (i < 0) continue;
+    probes_[probe_ms].excess_ms.push_back(probe.excess_ms);
+    probes_[probe_ms].after_reference.push_back(after_reference);
+  }
+  // The judge's own thread census, from outside the worker: its baseline
+  // now, before any of the candidate's code exists there (a census inside
+  // the worker runs in the candidate's address space, which can blind it).
+  outside_baseline_ = list_threads(worker_proc());
+  outside_census_ = !outside_baseline_.empty();
+  r = candidate_->request({{"op", "open"}, {"library", modelnew_ ? "./candidate.py" : "./candidate.so"}}, opt_.call_timeout_s + 30);
+  if (r.what == worker_reply::kind::ok && outside_census_) {
+    json started = outside_new_threads();
+    if (!started.empty())
+      return !reject("background_thread", "threads the candidate started when its library loaded, still running "
+                                          "(the judge's census from outside the worker): " + started.dump());
+  }
+  if (r.what == worker_reply::kind::ok) {
+    add_check("entry_point", true, modelnew_ ? "ModelNew built with the task's init inputs and the reference's parameters"
+                                             : "cudal1_forward found");
+    return true;
+  }
+  if (r.what == worker_reply::kind::failed && (r.failure_kind() == "missing_entry" || r.failure_kind() == "load_error")) {
+    add_check("entry_point", false, r.message());
+    return fail(verdict::compile_error, r.message());
+  }
+  return candidate_failure("loading the candidate", r);
+}
+
+// The sandbox check: every layer in force, or which is not and why.
+void judgment_run::record_sandbox(const json& sb) {
+  auto layer = [&](const char* name) { return sb.value(name, std::string("?")); };
+  std::string network = layer("network"), files = layer("filesystem"), user = layer("user"), procs = layer("processes"),
+              pidns = layer("pid_namespace");
+  process_filter_ = procs.rfind("threads only", 0) == 0;
+  bool all = network.rfind("isolated", 0) == 0 && files.rfind("reads and writes only", 0) == 0 &&
+             user.rfind("uid", 0) == 0 && process_filter_ && pidns.rfind("own", 0) == 0;
+  add_check("sandbox", all, "network " + network + "; filesystem " + files + "; user " + user + "; processes " + procs +
+                                "; PID namespace " + pidns);
+}
+
+// The first part of a call: the reference's process stages it. It comes
+// right after prepare, before the pair's random order, so the probes and
+// every call meet the same state.
+bool judgment_run::stage_call(call_timing& t) {
+  int call = j_.calls + probe_count_++;
+  t.arena = call % 2;
+  t.shift = (rng_() % (layout_.arenas.max_shift / 256)) * 256;
+  worker_reply r = reference_->request({{"op", "stage"}, {"arena", t.arena}, {"shift", t.shift}, {"sentinel", call % 2}},
+                                       kRefCallTimeoutS);
+  j_.requests_ms["stage"].push_back(r.wall_ms);
+  if (r.what == worker_reply::kind::ok) return true;
+  t.err_reply = r;
+  t.doing = "staging a call";
+  t.reference_failed = true;
+  return false;
+}
+
+// The rest: the caches flushed by the reference's process, the timed run,
+// the census's verdict. t.ok once done (or judged).
+void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
+  worker_reply flushed = reference_->request({{"op", "flush"}}, kRefCallTimeoutS);
+  if (flushed.what != worker_reply::kind::ok) {
+    t.err_reply = flushed;
+    t.doing = "flushing the caches";
+    t.reference_failed = true;
+    return;
+  }
+  json run_cmd = {{"op", "run"}, {"arena", t.arena}, {"shift", t.shift}, {"census", census}};
+  if (probe_ms > 0) run_cmd["probe_ms"] = probe_ms;
+  worker_reply r = candidate_->request(run_cmd, opt_.call_timeout_s);
+  if (r.what != worker_reply::kind::ok) {
+    t.err_reply = r;
+    t.doing = modelnew_ ? "calling ModelNew.forward" : "calling cudal1_forward";
+    return;
+  }
+  j_.requests_ms["run"].push_back(r.wall_ms);
+  t.excess_ms = r.wall_ms - r.body.value("ms", 0.0);
+  t.run = std::move(r);
+  run_census_verdict(t.run.body);
+  t.ok = true;
+}
+
+// Threads of the worker not in the judge's baseline that are still running
+// (not exiting: a thread the call joined may be listed for a moment), as
+// "name (tid)", and its child processes, as "process PID".
+json judgment_run::outside_new_threads() const {
+  std::string proc = worker_proc();
+  json out = new_threads(outside_baseline_, proc);
+  for (const auto& pid : child_processes(proc)) out.push_back("process " + pid);
+  return out;
+}
+
+// What the census after a call found, as a verdict: true once rejected.
+bool judgment_run::run_census_verdict(const json& body) {
+  if (ended_) return true;
+  std::string call = " (call " + std::to_string(j_.calls + 1) + ")";
+  if (outside_census_) {
+    json started = outside_new_threads();
+    if (!started.empty())
+      return !reject("background_thread", "threads or processes the candidate started, still running after "
+                                          "cudal1_forward returned (the judge's census from outside the worker): " +
+                                              started.dump() + call);
+  }
+  if (!body.value("new_threads", json::array()).empty())
+    return !reject("background_thread", "threads the candidate started (not in the baseline taken before its library loaded) "
+                                        "still running after cudal1_forward returned: " + body["new_threads"].dump() + call);
+  if (!body.value("process_attempts", json::array()).empty())
+    return !reject("background_process", "the call tried to start a process (" + body["process_attempts"].dump() +
+                                            "), which the sandbox denies" + call);
+  if (!body.value("child_processes", json::array()).empty())
+    return !reject("background_process", "processes started by the call still running: " + body["child_processes"].dump() + call);
+  if (std::string deferred = body.value("deferred_work", ""); !deferred.empty())
+    return !reject("deferred_work", "work set up to run after the call returned: " + deferred + call);
+  if (std::string cache = body.value("cache_tampering", ""); !cache.empty())
+    return !reject("cache_game", "the call left " + cache + call);
+  // A ModelNew's outputs: a lazy or subclassed tensor is a hack; a wrong
+  // count, dtype or shape is a wrong answer.
+  if (body.contains("output_problem") && body["output_problem"].is_array() && body["output_problem"].size() == 2) {
+    std::string cls = body["output_problem"][0], what = body["output_problem"][1];
+    if (cls == "lazy_output") return !reject("lazy_output", what + call);
+    add_check("correctness", false, what + call);
+    return !fail(verdict::incorrect, what);
+  }
+  return false;
+}
+
+// A failed request to the candidate worker becomes the verdict.
+bool judgment_run::candidate_failure(const std::string& doing, const worker_reply& r) {
+  switch (r.what) {
+    case worker_reply::kind::timeout:
+      return fail(verdict::timeout, doing + " did not finish within " + fmt_s(opt_.call_timeout_s) + "; the worker was killed");
+    case worker_reply::kind::died:
+      // The sandbox's process filter traps forbidden calls; one made with
+      // every signal blocked (posix_spawn, system()) ends the process.
+      if (process_filter_ && r.exit.signaled && r.exit.signal == SIGSYS)
+        return reject("background_process", "the candidate's process was stopped by SIGSYS while " + doing +
+                                                ": it tried to start a process, which the sandbox forbids");
+      return fail(verdict::runtime_error, "the candidate's process ended while " + doing + " (" + r.exit.describe() + ")" +
+                                              log_suffix());
+    default:
+      if (r.failure_kind() == "protocol")
+        return reject("protocol_tampering", "while " + doing + ", " + r.message());
+      if (r.failure_kind() == "internal")
+        return fail(verdict::runtime_error, "worker error while " + doing + ": " + r.message() + log_suffix());
+      return fail(verdict::runtime_error, r.message() + log_suffix());
+  }
+}
+
+std::string judgment_run::log_suffix() {
+  std::string tail = candidate_->log_tail(10);
+  return tail.empty() ? "" : "\ncandidate output:\n" + tail;
+}
+
+// One call: fresh inputs (judge's seed), the reference and the candidate in
+// random order, then every output checked. Returns false once a verdict is
+// reached; errors are the reference's.
+result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* cand_wall_ms) {
+  const bool defended = opt_.defenses || j_.calls < opt_.trials;
+  if (defended || j_.calls == 0) {
+    worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
+    if (prep.what != worker_reply::kind::ok) return reference_error("generating inputs", prep);
+    j_.requests_ms["prepare"].push_back(prep.wall_ms);
+  }
+  call_timing t;
+  if (!stage_call(t)) return reference_error(t.doing, t.err_reply);
+  bool candidate_first = rng_() & 1;
+  if (timing_) reference_first_.push_back(!candidate_first);
+  for (int side = 0; side < 2; ++side) {
+    if ((side == 0) == candidate_first) {
+      // The trials also take the kernel census (untimed figures, so its cost
+      // never reaches a measurement).
+      bool census = opt_.defenses && j_.calls < opt_.trials;
+      run_call(t, census);
+      if (t.reference_failed) return reference_error(t.doing, t.err_reply);
+      if (!t) return candidate_failure(t.doing, t.err_reply);
+      if (ended_) return false;
+      const json& body = t.run.body;
+      if (census) {
+        if (body.contains("kernels")) census_launches_.insert(census_launches_.end(), body["kernels"].begin(), body["kernels"].end());
+        else census_note_ = body.value("census", "not reported by the worker");
+      }
+      *cand_ms = body.value("ms", 0.0);
+      *cand_wall_ms = t.run.wall_ms;
+      if (timing_) {
+        cand_excess_ms_.push_back(t.excess_ms);
+      }
+    } else {
+      worker_reply run = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
+      if (run.what != worker_reply::kind::ok) return reference_error("running the reference", run);
+      *ref_ms = run.body.value("ms", 0.0);
+      j_.requests_ms["reference_run"].push_back(run.wall_ms);
+      j_.reference_placements = std::max(j_.reference_placements, run.body.value("placement", 0) + 1);
+    }
+  }
+  ++j_.calls;
+  if (!defended) return true;
+  // The correctness trials are also held to the float64 reference.
+  worker_reply chk =
+      reference_->request({{"op", "check"}, {"arena", t.arena}, {"shift", t.shift}, {"precise", opt_.defenses && j_.calls <= opt_.trials}},
+                          kRefCallTimeoutS);
+  if (chk.what != worker_reply::kind::ok) return reference_error("checking outputs", chk);
+  j_.requests_ms["check"].push_back(chk.wall_ms);
+  return check_call(chk.body, *cand_ms, *cand_wall_ms);
+}
+
+bool judgment_run::check_call(const json& body, double cand_ms, double cand_wall_ms) {
+  for (size_t i = 0; i < layout_.outputs.size() && i < body["outputs"].size(); ++i) {
+    const auto& slot = layout_.outputs[i];
+    output_error e = parse_output_error(body["outputs"][i], slot.name, slot.dtype);
+    merge_error(e);
+    const tolerance tol = tolerance_for(slot.dtype, opt_.precision);
+    output_verdict v = judge_output(e, tol);
+    if (!v.pass) {
+      bool unwritten = e.unwritten > 0;
+      add_check(unwritten ? "outputs_written" : "correctness", false, v.reason + " (call " + std::to_string(j_.calls) + ")");
+      label_precision_downgrade(e, body["outputs"][i], slot.dtype, "the reference");
+      if (body["outputs"][i].contains("replays_call"))
+        add_hack("replay", slot.name + " of call " + std::to_string(j_.calls) + " matches the reference output of call " +
+                               std::to_string(body["outputs"][i]["replays_call"].get<int>()) +
+                               ", whose inputs were different");
+      return fail(verdict::incorrect, v.reason);
+    }
+    if (!body["outputs"][i].contains("precise")) continue;
+    const json& pj = body["outputs"][i]["precise"];
+    output_error p = parse_output_error(pj, slot.name, slot.dtype);
+    std::optional<double> torch_err;
+    if (pj.contains("reference_rel_norm") && pj["reference_rel_norm"].is_number()) torch_err = pj["reference_rel_norm"].get<double>();
+    if (torch_err) {
+      double& worst = precise_torch_err_[slot.name];
+      worst = std::max(worst, *torch_err);
+    }
+    output_verdict pv = judge_precise(p, tol, torch_err);
+    if (!pv.pass) {
+      std::string reason = "against the float64 reference, " + pv.reason;
+      add_check("precise_reference", false, reason + " (call " + std::to_string(j_.calls) + ")");
+      label_precision_downgrade(p, pj, slot.dtype, "the float64 reference");
+      return fail(verdict::incorrect, reason);
+    }
+  }
+  if (!body["changed_inputs"].empty()) {
+    std::string names = body["changed_inputs"].dump();
+    add_check("inputs_unchanged", false, "the candidate modified its inputs " + names);
+    add_hack("input_modification", "inputs " + names + " differ from the pristine copy after call " + std::to_string(j_.calls));
+    return fail(verdict::incorrect, "the candidate modified its inputs " + names);
+  }
+  // The worker's window cannot be longer than the judge's own clock around
+  // the same request (0.05 ms slack for clock granularity).
+  if (cand_ms > cand_wall_ms + 0.05) {
+    add_check("timer_cross_check", false, "reported " + fmt_ms(cand_ms) + " inside a " + fmt_ms(cand_wall_ms) + " request");
+    return reject("timer_tampering", "the worker reported " + fmt_ms(cand_ms) + " for a call the judge saw take " +
+                                         fmt_ms(cand_wall_ms));
+  }
+  return true;
+}
+
+// A failing output that carries the error of lower-precision arithmetic
+// is named (the verdict is incorrect either way).
+void judgment_run::label_precision_downgrade(const output_error& e, const json& figures, const std::string& dtype,
+                                             const std::string& against) {
+  std::string evidence = precision_downgrade_evidence(e, figures, dtype, opt_.precision, against);
+  if (!evidence.empty()) add_hack("precision_downgrade", evidence + " (call " + std::to_string(j_.calls) + ")");
+}
+
+void judgment_run::merge_error(const output_error& e) {
+  auto worst = [](std::optional<double>& into, const std::optional<double>& v, bool first) {
+    if (!v) into.reset();
+    else if (first || (into && *v > *into)) into = v;
+  };
+  bool first = !j_.error.measured;
+  worst(j_.error.max_abs, e.max_abs, first);
+  worst(j_.error.max_rel, e.max_rel, first);
+  worst(j_.error.rel_norm, e.rel_norm, first);
+  j_.error.measured = true;
+}
+
+result<bool> judgment_run::measure() {
+  progress_.phase("checking " + std::to_string(opt_.trials) + " trials");
+  double ref_ms = 0, cand_ms = 0, cand_wall = 0;
+  for (int t = 0; t < opt_.trials; ++t) {
+    auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
+    if (!ok || !*ok) return ok;
+    ++j_.trials;
+  }
+  end_phase("trials");
+  add_check("correctness", true, std::to_string(opt_.trials) + "/" + std::to_string(opt_.trials) +
+                                     " trials with fresh inputs within tolerance");
+  add_check("outputs_written", true, "every output element written in every call (NaN-prefilled)");
+  if (!precise_torch_err_.empty()) {
+    double worst = 0;
+    for (const auto& [name, err] : precise_torch_err_) worst = std::max(worst, err);
+    j_.precision["reference_rel_norm"] = worst;
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%d trials within tolerance of the float64 reference (PyTorch's own output, policy %s, is off it by %.2g)",
+                  opt_.trials, opt_.precision.c_str(), worst);
+    add_check("precise_reference", true, buf);
+  }
+  add_check("inputs_unchanged", true, "inputs bit-identical after every call");
+  if (auto s = take_census(); !s) return s.err();
+  if (j_.outcome == verdict::rejected) return false;
+  progress_.phase("timing");
+  auto warm_start = std::chrono::steady_clock::now();
+  for (int w = 0; warming_up(w, warm_start); ++w) {
+    auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
+    if (!ok || !*ok) return ok;
+  }
+  end_phase("warmup");
+  auto measure_start = std::chrono::steady_clock::now();
+  timing_ = true;
+  for (;;) {
+    auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
+    if (!ok || !*ok) return ok;
+    j_.reference.samples_ms.push_back(ref_ms);
+    j_.candidate.samples_ms.push_back(cand_ms);
+    j_.candidate.wall_ms.push_back(cand_wall);
+    stop_reason reason = should_stop(opt_.stopping, j_.reference.samples_ms, j_.candidate.samples_ms,
+                                     seconds_since(measure_start));
+    if (reason != stop_reason::none) {
+      j_.stop_reason = to_string(reason);
+      break;
+    }
+  }
+  end_phase("timing");
+  return true;
+}
+
+// The kernels of the trials: whose they were, on how many streams.
+status judgment_run::take_census() {
+  if (!opt_.defenses) {
+    j_.kernels = {{"available", false}, {"reason", "defenses off (benchmark)"}};
+    return ok_status();
+  }
+  if (!census_note_.empty()) {
+    j_.kernels = {{"available", false}, {"reason", census_note_}};
+    if (opt_.require_custom_kernel)
+      return make_error("--require-custom-kernel needs the kernel census, which is " + census_note_);
+    return ok_status();
+  }
+  auto lib = read_file(library_);
+  j_.kernels = summarize_census(census_launches_, lib ? std::string_view(*lib) : std::string_view());
+  bool custom = j_.kernels["custom_kernel"].get<bool>();
+  std::string listing = census_listing(j_.kernels);
+  if (opt_.require_custom_kernel) {
+    add_check("custom_kernel", custom, custom ? "launched a kernel of its own: " + listing : "only " + listing);
+    if (!custom) reject("no_custom_kernel", "the trials launched " + listing + ", none of them the candidate's own");
+  }
+  return ok_status();
+}
+
+}  // namespace cudal1::judging

@@ -1,0 +1,209 @@
+// The end of a judgment: the judge's clock against the worker's window
+// (timer_tampering, the grey zone, the judge's own clock), the statistics
+// and the speed of light. See judgment_run.h.
+#include "judge/judgment_run.h"
+
+#include "judge/recheck.h"
+#include "timing/clock_check.h"
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <set>
+#include "audit/kernel_origin.h"
+#include "audit/speed_of_light.h"
+#include "audit/static_audit.h"
+#include "base/fs.h"
+#include "check/tolerance.h"
+#include "compile/compiler.h"
+#include "compile/python_build.h"
+#include "task/python.h"
+#include "worker/census.h"
+#include "worker/channel.h"
+#include "worker/layout.h"
+#include "worker/ref_server.h"
+
+namespace cudal1::judging {
+result<bool> judgment_run::finish() {
+  worker_reply back = candidate_->request({{"op", "return_params"}}, kRefCallTimeoutS);
+  if (back.what != worker_reply::kind::ok) return candidate_failure("returning parameters", back);
+  worker_reply chk = reference_->request({{"op", "check_params"}}, kRefCallTimeoutS);
+  if (chk.what != worker_reply::kind::ok) return reference_error("checking parameters", chk);
+  if (!chk.body["changed_params"].empty()) {
+    std::string names = chk.body["changed_params"].dump();
+    add_check("params_unchanged", false, "the candidate modified parameters " + names);
+    add_hack("parameter_modification", "parameters " + names + " differ from the reference's after the calls");
+    return fail(verdict::incorrect, "the candidate modified parameters " + names);
+  }
+  add_check("params_unchanged", true, "parameters bit-identical after " + std::to_string(j_.calls) + " calls");
+  int timed = static_cast<int>(j_.candidate.samples_ms.size());
+  if (opt_.defenses)
+    add_check("timed_outputs_checked", true,
+              "all " + std::to_string(j_.calls) + " calls' outputs checked, " + std::to_string(timed) + " of them timed");
+  else
+    add_check("timed_outputs_checked", false, "defenses off (benchmark): only the trials were checked");
+  if (!check_judge_clock()) return false;
+  j_.reference.summary = summarize_samples(j_.reference.samples_ms);
+  j_.candidate.summary = summarize_samples(j_.candidate.samples_ms);
+  j_.outcome = verdict::correct;
+  if (j_.candidate.summary->median_ms > 0) j_.speedup = j_.reference.summary->median_ms / j_.candidate.summary->median_ms;
+  double error = speedup_error_rel(j_.reference.samples_ms, j_.candidate.samples_ms);
+  if (std::isfinite(error)) j_.speedup_error_rel = error;
+  j_.reference_order = order_effect(j_.reference.samples_ms, reference_first_);
+  return check_speed_of_light();
+}
+
+// The worker's window is the candidate's process's clock: it stands only
+// where the judge's own clock agrees. Per call, the judge's time for the
+// call's three requests less the worker's window (the excess) is a fixed
+// overhead, measured before the candidate loaded; time taken from the
+// window, or moved into stage or collect, adds to it.
+bool judgment_run::check_judge_clock() {
+  if (!opt_.defenses || cand_excess_ms_.empty() || probes_.empty()) {
+    add_check("timer_cross_check", true, "the worker's time never exceeded the judge's wall clock");
+    return true;
+  }
+  // (The summary is not made yet: the worker's median from its samples.)
+  double median = summarize_samples(j_.candidate.samples_ms).median_ms;
+  // The probes are chosen by the judge's own time for the calls, never by
+  // the window the worker reports: a forged window chose the probe length,
+  // and with it the overhead it was compared with (attack review: a
+  // ModelNew running its clock at 40% passed at 2.92x).
+  double wall = j_.candidate.wall_ms.empty() ? median : summarize_samples(j_.candidate.wall_ms).median_ms;
+  const std::vector<double> near = probes_for_wall(wall);
+  clock_agreement run = compare_excess(near, cand_excess_ms_, median);
+  // Conclusive: the tolerance is at most a quarter of the window, so a
+  // window forged to three quarters or less would show. The native worker
+  // may lean on an absolute 0.25 ms (a tiny kernel's window is below any
+  // request's noise); the Python worker may not: its candidate shares the
+  // interpreter with the worker's clock, and its ~1-2 ms requests leave
+  // room for a forged window at any size under a millisecond.
+  bool conclusive = run.tolerance_ms <= (modelnew_ ? 0.25 * median : std::max(0.25, 0.25 * median));
+  // Up to twice the tolerance is a grey zone, not a verdict: the judge's
+  // own clock then times every call (a forger gains nothing there), so an
+  // honest candidate a busy request pushed over the line is not rejected
+  // (an H200 re-check of an honest load_inline ModelNew: 0.172 ms against
+  // 0.143). Beyond it, the worker's window is forged (the corpus: 0.55 and
+  // 0.83 ms against ~0.1).
+  bool grey = !run.agrees && run.missing_ms <= 2 * run.tolerance_ms;
+  json figures = {{"overhead_ms", run.overhead_ms}, {"candidate_ms", run.excess_ms}, {"missing_ms", run.missing_ms},
+                  {"tolerance_ms", run.tolerance_ms}, {"agrees", run.agrees}, {"conclusive", conclusive},
+                  {"grey_zone", grey}, {"judge_wall_ms", wall}};
+  json probe_figures = json::object();
+  for (const auto& [ms, series] : probes_) probe_figures[fmt_ms(ms)] = series.excess_ms;
+  // The candidate's excess by the order of its pair (the reference's run
+  // just before it, or not), beside the probes' by the same: where the
+  // order moves a worker's requests, the two should move alike.
+  {
+    std::vector<double> after, alone;
+    for (size_t k = 0; k < cand_excess_ms_.size() && k < reference_first_.size(); ++k)
+      (reference_first_[k] ? after : alone).push_back(cand_excess_ms_[k]);
+    std::vector<double> probe_after, probe_alone;
+    for (const auto& [ms, series] : probes_)
+      for (size_t k = 0; k < series.excess_ms.size() && k < series.after_reference.size(); ++k)
+        (series.after_reference[k] ? probe_after : probe_alone).push_back(series.excess_ms[k] - summarize_samples(series.excess_ms).median_ms);
+    auto median_or_null = [](const std::vector<double>& v) { return v.empty() ? json() : json(summarize_samples(v).median_ms); };
+    figures["by_order"] = {{"candidate_after_reference_ms", median_or_null(after)},
+                           {"candidate_alone_ms", median_or_null(alone)},
+                           {"probe_after_reference_rel_ms", median_or_null(probe_after)},
+                           {"probe_alone_rel_ms", median_or_null(probe_alone)}};
+  }
+  j_.judge_clock = {{"run_beyond_window", figures}, {"probe_run_beyond_window_ms", probe_figures},
+                    {"agrees", run.agrees || grey}, {"conclusive", conclusive && run.agrees}};
+  char buf[400];
+  std::snprintf(buf, sizeof buf, "the judge's clock saw %.4g ms per run request beyond the worker's window (the worker's own "
+                "call before the candidate loaded: %.4g ms; %.3g ms unaccounted, at most %.3g%s)",
+                run.excess_ms, run.overhead_ms, run.missing_ms, run.tolerance_ms,
+                grey ? ", up to twice that judged by the judge's clock" : "");
+  add_check("timer_cross_check", run.agrees || grey, buf);
+  if (!run.agrees && !grey) {
+    j_.speedup.reset();
+    return reject("timer_tampering", std::string("the worker's time is short of the judge's own clock: ") + buf);
+  }
+  if (!conclusive || grey) use_judge_clock(near);
+  return true;
+}
+
+// The probes' overhead for calls whose run requests took `wall_ms` by the
+// judge's clock. A request's overhead grows with the call's length (on an
+// H200: 0.29-0.31 ms at 0.02-2 ms, 0.40-0.45 ms at 20 ms): between the two
+// probe lengths whose requests bracket it, the lower one's samples shifted
+// to the overhead interpolated on a log scale; outside, the nearest.
+std::vector<double> judgment_run::probes_for_wall(double wall_ms) const {
+  struct point {
+    double wall, overhead;
+    const std::vector<double>* excess;
+  };
+  std::vector<point> points;
+  for (const auto& [ms, series] : probes_) {
+    double overhead = summarize_samples(series.excess_ms).median_ms;
+    points.push_back({ms + overhead, overhead, &series.excess_ms});
+  }
+  std::sort(points.begin(), points.end(), [](const point& a, const point& b) { return a.wall < b.wall; });
+  if (wall_ms <= points.front().wall) return *points.front().excess;
+  if (wall_ms >= points.back().wall) return *points.back().excess;
+  size_t k = 1;
+  while (points[k].wall < wall_ms) ++k;
+  const point& lo = points[k - 1];
+  const point& hi = points[k];
+  double t = std::log(wall_ms / lo.wall) / std::log(hi.wall / lo.wall);
+  double shift = t * (hi.overhead - lo.overhead);
+  std::vector<double> out = *lo.excess;
+  for (double& x : out) x += shift;
+  return out;
+}
+
+// Where the check cannot vouch for the worker's window, each call is timed
+// by the judge's own clock too: its time for the run request less the
+// least overhead a probe showed, which can only overstate the true window
+// (a request never costs less than that). A call counts at the larger of
+// the two, so a busy machine can lower a speedup but a forged clock cannot
+// raise one. The worker's own figures are kept beside.
+void judgment_run::use_judge_clock(const std::vector<double>& probe_excess_ms) {
+  // The least overhead any probe showed, of any length: a call's own
+  // overhead can sit below the probes' of its length (honest ModelNew
+  // calls: 0.15-0.4 ms below, on a 2-core VM), and that room must not
+  // credit a forged window.
+  double least = *std::min_element(probe_excess_ms.begin(), probe_excess_ms.end());
+  for (const auto& [ms, series] : probes_)
+    for (double x : series.excess_ms) least = std::min(least, x);
+  std::vector<double>& worker = j_.candidate.samples_ms;
+  j_.judge_clock["worker_samples_ms"] = worker;
+  int raised = 0;
+  for (size_t i = 0; i < worker.size() && i < j_.candidate.wall_ms.size(); ++i) {
+    double judged = j_.candidate.wall_ms[i] - least;
+    if (judged > worker[i]) worker[i] = judged, ++raised;
+  }
+  add_check("timer_judge_clock", true,
+            "inconclusive clock check: each call counted at the larger of the worker's window and the judge's time less "
+            "the least probe overhead (" + fmt_ms(least) + "); " + std::to_string(raised) + " of " +
+                std::to_string(worker.size()) + " calls raised");
+}
+
+// Reports the candidate's fraction of the floor; on CUDA a candidate faster
+// than physics allows is rejected. On the CPU the floor is only reported:
+// a last-level cache larger than the flush can hold small inputs.
+bool judgment_run::check_speed_of_light() {
+  double cand = j_.candidate.summary->median_ms;
+  j_.speed_of_light = sol_;
+  auto floor = add_floor(j_.speed_of_light, cand);
+  if (!floor) return true;
+  if (j_.backend == "cuda" && faster_than_light(*floor, cand)) {
+    add_check("speed_of_light", false, "median " + fmt_ms(cand) + " against a floor of " + fmt_ms(*floor));
+    j_.speedup.reset();
+    return reject("impossible_speed", "the candidate's median " + fmt_ms(cand) + " is under " +
+                                          std::to_string(static_cast<int>(100 * kImpossibleFraction)) +
+                                          "% of the device's floor " + fmt_ms(*floor) +
+                                          " (bytes over measured bandwidth, FLOPs over measured peak)");
+  }
+  add_check("speed_of_light", true, "at " + std::to_string(static_cast<int>(100 * *floor / cand)) + "% of the floor " + fmt_ms(*floor));
+  return true;
+}
+
+}  // namespace cudal1::judging

@@ -1,0 +1,210 @@
+// The judgment driver's state and phases (judge.cc's judgment_run), shared
+// by the files that implement them:
+//
+//   judge.cc          the public entry points, run() and its setup, compile
+//   judge_workers.cc  start_reference, start_candidate: the two workers
+//   judge_calls.cc    load (the clock probes), one call, the trials and the
+//                     timed pairs (measure), the census
+//   judge_clock.cc    finish: the judge's clock against the worker's, the
+//                     statistics, the speed of light
+//
+// Internal to the judge library: include judge/judge.h elsewhere.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/fs.h"
+#include "base/subprocess.h"
+#include "check/tolerance.h"
+#include "judge/judge.h"
+#include "worker/channel.h"
+#include "worker/layout.h"
+
+namespace cudal1::judging {
+using json = nlohmann::json;
+
+inline constexpr double kHelloTimeoutS = 120;     // CUDA context creation, torch import
+inline constexpr double kRefCallTimeoutS = 300;   // one reference call or check
+inline constexpr uint64_t kCpuFlushBytes = 64ull << 20;
+inline constexpr uint64_t kCudaFlushBytes = 256ull << 20;  // >= 2x the L2 of an H200 (60 MB) or B200 (126 MB)
+inline constexpr unsigned kSandboxUid = 65534;  // nobody: the candidate worker's user where the judge is root
+inline constexpr unsigned kReferenceUid = 65533;  // an untrusted task's sealed reference: not the candidates' user
+inline constexpr int kWarmupProbes = 4;         // first calls of the worker's own, not kept (cold paths)
+inline constexpr int kOverheadProbes = 32;      // calls timed before the candidate loads, the worker's own
+inline constexpr double kProbeMs[] = {0.02, 0.2, 2, 20};  // their lengths
+
+class judgment_run {
+ public:
+  judgment_run(std::string task, std::string cand, const judge_options& opt, progress_sink& progress)
+      : opt_(opt), progress_(progress) {
+    j_.task_path = absolute_path(task);
+    j_.baseline = opt.baseline;
+    if (!cand.empty()) j_.candidate_path = absolute_path(cand);
+  }
+  ~judgment_run() {
+    if (reference_) reference_->kill();
+    if (candidate_) candidate_->kill();
+    if (!scratch_.empty() && !opt_.keep_scratch) remove_tree(scratch_);
+  }
+  result<json> run_task_audit(int seeds);
+  result<reference_timing> run_reference_timing();
+  judgment malformed_reply(const std::string& what);
+  result<judgment> run();
+
+ private:
+  // ---- setup ------------------------------------------------------------
+  status setup();
+  // ---- start_reference ----------------------------------------------------
+  status start_reference();
+  status spawn_next_reference();
+  status spawn_reference(const std::string& python);
+  static bool has_torch(const std::string& python);
+  status spawn_sealed_reference(const std::string& python, const std::string& script, const std::string& log,
+                                std::vector<std::string> env);
+  status await_reference();
+  static json signature_of(const json& body);
+  error reference_error(const std::string& doing, const worker_reply& r);
+  // ---- start_candidate ---------------------------------------------------
+  status start_candidate();
+  bool fork_candidate(const worker_spawn& spawn);
+  static uint64_t candidate_memory_limit();
+  // ---- compile --------------------------------------------------------------
+  bool compile();
+  bool build_python_candidate();
+  // ---- load -------------------------------------------------------------------
+  bool load();
+  void record_sandbox(const json& sb);
+
+  // One call of the candidate, as the judge times it: the reference's
+  // process stages the call's inputs in an arena of the exchange (a fresh
+  // address) and fills its outputs with sentinels, later flushes the caches
+  // (the L2 is the device's), and reads the outputs there for the check; the
+  // candidate's process gets only the run request, so whatever it does
+  // beyond its window shows in excess_ms: the judge's time for that request
+  // less the worker's own window, the same for every call of an honest
+  // candidate and for the judge's probes before it loaded.
+  struct call_timing {
+    bool ok = false;
+    worker_reply run, err_reply;
+    std::string doing;
+    int arena = 0;
+    uint64_t shift = 0;
+    double excess_ms = 0;
+    bool reference_failed = false;  // the reference's stage or flush failed, not the candidate
+    explicit operator bool() const { return ok; }
+  };
+  bool stage_call(call_timing& t);
+  void run_call(call_timing& t, bool census, double probe_ms = 0);
+
+  // The worker's /proc folder in the judge's namespace: the census from
+  // outside the worker reads it (src/worker/census.h).
+  std::string worker_proc() const { return "/proc/" + std::to_string(candidate_->pid()); }
+  json outside_new_threads() const;
+  bool run_census_verdict(const json& body);
+  bool candidate_failure(const std::string& doing, const worker_reply& r);
+  std::string log_suffix();
+  // ---- measure --------------------------------------------------------------
+  result<bool> call_once(double* ref_ms, double* cand_ms, double* cand_wall_ms);
+  bool check_call(const json& body, double cand_ms, double cand_wall_ms);
+  void label_precision_downgrade(const output_error& e, const json& figures, const std::string& dtype,
+                                 const std::string& against);
+  void merge_error(const output_error& e);
+  result<bool> measure();
+  status take_census();
+  // ---- finish ---------------------------------------------------------------
+  result<bool> finish();
+  bool check_judge_clock();
+  std::vector<double> probes_for_wall(double wall_ms) const;
+  void use_judge_clock(const std::vector<double>& probe_excess_ms);
+  bool check_speed_of_light();
+
+  std::string cache_dir() const { return cache_dir_of(opt_); }
+
+  // ---- helpers ----------------------------------------------------------------
+  // Warm-up goes on for at least warmup_calls calls and warmup_s seconds, at most 50 calls.
+  bool warming_up(int calls_so_far, steady_time since) const {
+    return calls_so_far < 50 && (calls_so_far < opt_.warmup_calls || seconds_since(since) < opt_.warmup_s);
+  }
+
+  void end_phase(const char* name) {
+    j_.phases_s.emplace_back(name, seconds_since(phase_start_));
+    phase_start_ = std::chrono::steady_clock::now();
+  }
+
+  bool fail(verdict v, const std::string& message) {
+    j_.outcome = v;
+    j_.message = message;
+    ended_ = true;
+    return false;
+  }
+
+  void add_check(const std::string& name, bool pass, const std::string& reason) {
+    j_.checks.push_back({name, pass, reason});
+  }
+
+  void add_hack(const std::string& cls, const std::string& evidence) { j_.hacks.push_back({cls, evidence}); }
+
+  // A caught hack: verdict rejected, with the evidence.
+  bool reject(const std::string& cls, const std::string& evidence) {
+    add_hack(cls, evidence);
+    return fail(verdict::rejected, cls + ": " + evidence);
+  }
+
+  static std::string fmt_s(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f s", s);
+    return buf;
+  }
+  static std::string fmt_ms(double ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g ms", ms);
+    return buf;
+  }
+
+  const judge_options& opt_;
+  progress_sink& progress_;
+  steady_time start_, phase_start_;
+  judgment j_;
+  std::mt19937_64 rng_;
+  std::string scratch_, data_dir_, worker_exe_, library_;
+  std::vector<std::string> candidates_;
+  size_t next_python_ = 0;
+  std::string python_errors_;
+  std::optional<worker_channel> reference_, candidate_;
+  bool task_only_ = false;
+  exchange_layout layout_;
+  json sol_ = json::object();  // the reference worker's speed-of-light figures
+  std::map<std::string, double> precise_torch_err_;  // per output: PyTorch's worst distance from float64
+  json census_launches_ = json::array();  // the trials' kernel launches, as the worker reported them
+  std::string census_note_;              // why there is no census
+  bool process_filter_ = false;          // the worker's seccomp filter is in place
+  bool ended_ = false;                   // a verdict is reached (fail() was called)
+  bool modelnew_ = false;                // a KernelBench ModelNew (.py), run by the Python worker
+  unsigned sandbox_uid_ = 0;             // the worker's unprivileged user, where the judge is root
+  json init_inputs_ = json::object();    // get_init_inputs(), for a ModelNew's constructor
+  std::string sandbox_dir_;              // the worker's own folder (its cwd, its library)
+  std::string untrusted_box_;            // an untrusted task's reference folder (its cwd); empty: trusted
+  std::set<std::string> outside_baseline_;  // the worker's threads before the candidate's code loaded (judge's view)
+  bool outside_census_ = false;
+  bool timing_ = false;                  // in the timed phase
+  // The judge's time for a run request less the worker's window (excess),
+  // and for stage and collect (around): of the probes before the candidate
+  // loaded, by their length, and of the candidate's timed calls.
+  struct probe_series {
+    std::vector<double> excess_ms;
+    std::vector<bool> after_reference;  // per probe: a run of the reference came just before it
+  };
+  std::map<double, probe_series> probes_;
+  int probe_count_ = 0;
+  std::vector<double> cand_excess_ms_;
+  std::optional<error> pending_error_;  // a reference failure met where a verdict is returned
+  std::vector<bool> reference_first_;  // per timed pair: the reference ran first
+};
+
+}  // namespace cudal1::judging
