@@ -67,8 +67,11 @@ bool judgment_run::load() {
     // worker's caches cold, and a Python worker's ~1 ms of requests then
     // costs 0.1-0.3 ms more (on an H200, honest ModelNew candidates sat
     // that far above probes that never followed the reference, and were
-    // rejected as timer_tampering or timed by the judge's clock).
-    const bool after_reference = ((i + kWarmupProbes) / static_cast<int>(std::size(kProbeMs))) % 2 == 1;
+    // rejected as timer_tampering or timed by the judge's clock). The kept
+    // rounds (one probe of each length) go after, alone, alone, after, ...
+    // so a drift over the probes weighs on both orders alike.
+    const int round = (i + kWarmupProbes) / static_cast<int>(std::size(kProbeMs)) - 1;  // -1: the warm-up round
+    const bool after_reference = round >= 0 && (round % 4 == 0 || round % 4 == 3);
     if (stage_call(probe)) {
       if (after_reference) {
         worker_reply ran = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
