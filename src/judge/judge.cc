@@ -2,41 +2,30 @@
 //
 //   start_reference  the task's PyTorch Model in its own process (python)
 //   start_candidate  a fresh cudal1-worker for this candidate
+//                    (both in judge_workers.cc)
 //   compile          content-hash cached, time-limited
 //   load             the reference lays out the exchange; the worker maps it
 //   measure          calls with fresh inputs, each checked; trials, warm-up,
 //                    then interleaved timed pairs until the stopping rule says so
-//   finish           parameters checked, workers stopped, statistics computed
+//                    (both in judge_calls.cc)
+//   finish           parameters checked, the judge's clock against the
+//                    worker's, statistics computed (judge_clock.cc)
 #include "judge/judge.h"
-#include "judge/judgment_run.h"
-#include "judge/recheck.h"
-#include "timing/clock_check.h"
 
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <cmath>
 #include <filesystem>
-#include <random>
-#include <set>
 
-#include "audit/kernel_origin.h"
 #include "audit/speed_of_light.h"
 #include "audit/static_audit.h"
-#include "base/fs.h"
-#include "check/tolerance.h"
 #include "compile/compiler.h"
 #include "compile/python_build.h"
-#include "task/python.h"
-#include "worker/census.h"
-#include "worker/channel.h"
-#include "worker/layout.h"
-#include "worker/ref_server.h"
+#include "judge/judgment_run.h"
+#include "judge/recheck.h"
 
 namespace cudal1 {
 using json = nlohmann::json;
@@ -324,18 +313,28 @@ bool judgment_run::compile() {
   if (auto rules = load_audit_rules(); rules) j_.audit = audit_hits_json(audit_source(*source, *rules));
   auto out = compile_candidate(req);
   if (!out) return fail(verdict::compile_error, out.message());
-  j_.compile_s = out->seconds;
-  j_.compile_cached = out->cached;
-  if (!out->ok) {
-    add_check("compile", false, out->timed_out ? "compilation timed out" : "the compiler reported errors");
-    return fail(verdict::compile_error, out->diagnostics);
-  }
-  add_check("compile", true, out->cached ? "found in the compile cache" : "compiled in " + fmt_s(out->seconds));
+  if (!record_build(*out, "compilation timed out", "the compiler reported errors",
+                    out->cached ? "found in the compile cache" : "compiled in " + fmt_s(out->seconds)))
+    return false;
   // The worker loads its own copy, in its own folder: it may read nothing
   // of the compile cache.
   library_ = sandbox_dir_ + "/candidate.so";
   if (std::rename(out->library_path.c_str(), library_.c_str()) != 0 || chmod(library_.c_str(), 0644) != 0)
     return fail(verdict::compile_error, "cannot place the compiled library in the worker's folder: " + std::string(std::strerror(errno)));
+  return true;
+}
+
+// A build's outcome in the judgment: its time, whether it was cached, and
+// the compile check; false, with the verdict given, where it failed.
+bool judgment_run::record_build(const compile_outcome& out, const std::string& timed_out, const std::string& failed,
+                                const std::string& built) {
+  j_.compile_s = out.seconds;
+  j_.compile_cached = out.cached;
+  if (!out.ok) {
+    add_check("compile", false, out.timed_out ? timed_out : failed);
+    return fail(verdict::compile_error, out.diagnostics);
+  }
+  add_check("compile", true, built);
   return true;
 }
 
@@ -353,14 +352,10 @@ bool judgment_run::build_python_candidate() {
   auto out = build_modelnew(make_modelnew_request(copy, name, data_dir_, j_.python, cache_dir(), arch, opt_.defenses,
                                                   opt_.compile_timeout_s));
   if (!out) return fail(verdict::compile_error, out.message());
-  j_.compile_s = out->seconds;
-  j_.compile_cached = out->cached;
-  if (!out->ok) {
-    add_check("compile", false, out->timed_out ? "building the extensions timed out" : "importing or building the candidate failed");
-    return fail(verdict::compile_error, out->diagnostics);
-  }
-  add_check("compile", true, out->cached ? "its build found in the cache"
-                                         : "built in " + fmt_s(out->seconds) + (out->notes.empty() ? "" : " (" + out->notes + ")"));
+  if (!record_build(*out, "building the extensions timed out", "importing or building the candidate failed",
+                    out->cached ? "its build found in the cache"
+                                : "built in " + fmt_s(out->seconds) + (out->notes.empty() ? "" : " (" + out->notes + ")")))
+    return false;
   // The worker's own copy: it may read nothing of the cache.
   std::error_code ec;
   std::filesystem::copy(out->library_path, sandbox_dir_ + "/build",

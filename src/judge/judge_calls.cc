@@ -4,33 +4,17 @@
 // judgment_run.h.
 #include "judge/judgment_run.h"
 
-#include "judge/recheck.h"
-#include "timing/clock_check.h"
-#include <sched.h>
 #include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <cmath>
-#include <filesystem>
-#include <random>
-#include <set>
+
 #include "audit/kernel_origin.h"
-#include "audit/speed_of_light.h"
-#include "audit/static_audit.h"
-#include "base/fs.h"
-#include "check/tolerance.h"
-#include "compile/compiler.h"
-#include "compile/python_build.h"
-#include "task/python.h"
+#include "timing/stats.h"
+#include "timing/stopping.h"
 #include "worker/census.h"
-#include "worker/channel.h"
-#include "worker/layout.h"
-#include "worker/ref_server.h"
 
 namespace cudal1::judging {
+
 bool judgment_run::load() {
   json load_cmd = {{"op", "load"}, {"layout", layout_to_json(layout_)}};
   if (modelnew_) load_cmd["init_inputs"] = init_inputs_;

@@ -3,33 +3,16 @@
 // and the speed of light. See judgment_run.h.
 #include "judge/judgment_run.h"
 
-#include "judge/recheck.h"
-#include "timing/clock_check.h"
-#include <sched.h>
-#include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <cmath>
-#include <filesystem>
-#include <random>
-#include <set>
-#include "audit/kernel_origin.h"
+#include <cstdio>
+
 #include "audit/speed_of_light.h"
-#include "audit/static_audit.h"
-#include "base/fs.h"
-#include "check/tolerance.h"
-#include "compile/compiler.h"
-#include "compile/python_build.h"
-#include "task/python.h"
-#include "worker/census.h"
-#include "worker/channel.h"
-#include "worker/layout.h"
-#include "worker/ref_server.h"
+#include "timing/clock_check.h"
+#include "timing/stats.h"
 
 namespace cudal1::judging {
+
 result<bool> judgment_run::finish() {
   worker_reply back = candidate_->request({{"op", "return_params"}}, kRefCallTimeoutS);
   if (back.what != worker_reply::kind::ok) return candidate_failure("returning parameters", back);
@@ -105,9 +88,11 @@ bool judgment_run::check_judge_clock() {
     for (size_t k = 0; k < cand_excess_ms_.size() && k < reference_first_.size(); ++k)
       (reference_first_[k] ? after : alone).push_back(cand_excess_ms_[k]);
     std::vector<double> probe_after, probe_alone;
-    for (const auto& [ms, series] : probes_)
+    for (const auto& [ms, series] : probes_) {
+      const double median = summarize_samples(series.excess_ms).median_ms;  // each length about its own
       for (size_t k = 0; k < series.excess_ms.size() && k < series.after_reference.size(); ++k)
-        (series.after_reference[k] ? probe_after : probe_alone).push_back(series.excess_ms[k] - summarize_samples(series.excess_ms).median_ms);
+        (series.after_reference[k] ? probe_after : probe_alone).push_back(series.excess_ms[k] - median);
+    }
     auto median_or_null = [](const std::vector<double>& v) { return v.empty() ? json() : json(summarize_samples(v).median_ms); };
     figures["by_order"] = {{"candidate_after_reference_ms", median_or_null(after)},
                            {"candidate_alone_ms", median_or_null(alone)},

@@ -4,33 +4,17 @@
 // server). See judgment_run.h.
 #include "judge/judgment_run.h"
 
-#include "judge/recheck.h"
-#include "timing/clock_check.h"
-#include <sched.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <cmath>
 #include <filesystem>
-#include <random>
-#include <set>
-#include "audit/kernel_origin.h"
-#include "audit/speed_of_light.h"
-#include "audit/static_audit.h"
-#include "base/fs.h"
-#include "check/tolerance.h"
-#include "compile/compiler.h"
-#include "compile/python_build.h"
+
 #include "task/python.h"
-#include "worker/census.h"
-#include "worker/channel.h"
-#include "worker/layout.h"
 #include "worker/ref_server.h"
 
 namespace cudal1::judging {
+
 // Starts the reference worker with each Python in turn and sends init at
 // once, so the task imports while the candidate compiles.
 status judgment_run::start_reference() {

@@ -22,6 +22,7 @@
 #include "base/fs.h"
 #include "base/subprocess.h"
 #include "check/tolerance.h"
+#include "compile/compiler.h"
 #include "judge/judge.h"
 #include "worker/channel.h"
 #include "worker/layout.h"
@@ -77,6 +78,8 @@ class judgment_run {
   // ---- compile --------------------------------------------------------------
   bool compile();
   bool build_python_candidate();
+  bool record_build(const compile_outcome& out, const std::string& timed_out, const std::string& failed,
+                    const std::string& built);
   // ---- load -------------------------------------------------------------------
   bool load();
   void record_sandbox(const json& sb);
