@@ -119,27 +119,29 @@ bool judgment_run::check_judge_clock() {
 // judge's clock. A request's overhead grows with the call's length (on an
 // H200: 0.29-0.31 ms at 0.02-2 ms, 0.40-0.45 ms at 20 ms): between the two
 // probe lengths whose requests bracket it, the lower one's samples shifted
-// to the overhead interpolated on a log scale; outside, the nearest.
+// to the overhead interpolated on a log scale; outside, the nearest. Each
+// length's probes with the order of their pair taken out (order_adjusted).
 std::vector<double> judgment_run::probes_for_wall(double wall_ms) const {
   struct point {
     double wall, overhead;
-    const std::vector<double>* excess;
+    std::vector<double> excess;
   };
   std::vector<point> points;
   for (const auto& [ms, series] : probes_) {
-    double overhead = summarize_samples(series.excess_ms).median_ms;
-    points.push_back({ms + overhead, overhead, &series.excess_ms});
+    std::vector<double> excess = order_adjusted(series.excess_ms, series.after_reference);
+    double overhead = summarize_samples(excess).median_ms;
+    points.push_back({ms + overhead, overhead, std::move(excess)});
   }
   std::sort(points.begin(), points.end(), [](const point& a, const point& b) { return a.wall < b.wall; });
-  if (wall_ms <= points.front().wall) return *points.front().excess;
-  if (wall_ms >= points.back().wall) return *points.back().excess;
+  if (wall_ms <= points.front().wall) return points.front().excess;
+  if (wall_ms >= points.back().wall) return points.back().excess;
   size_t k = 1;
   while (points[k].wall < wall_ms) ++k;
   const point& lo = points[k - 1];
   const point& hi = points[k];
   double t = std::log(wall_ms / lo.wall) / std::log(hi.wall / lo.wall);
   double shift = t * (hi.overhead - lo.overhead);
-  std::vector<double> out = *lo.excess;
+  std::vector<double> out = lo.excess;
   for (double& x : out) x += shift;
   return out;
 }

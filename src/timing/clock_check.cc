@@ -26,6 +26,18 @@ double robust_sigma(std::span<const double> v) {
 
 }  // namespace
 
+std::vector<double> order_adjusted(std::span<const double> excess_ms, const std::vector<bool>& after) {
+  std::vector<double> by_order[2];
+  for (size_t i = 0; i < excess_ms.size() && i < after.size(); ++i) by_order[after[i] ? 1 : 0].push_back(excess_ms[i]);
+  if (by_order[0].empty() || by_order[1].empty() || after.size() != excess_ms.size())
+    return {excess_ms.begin(), excess_ms.end()};
+  const double median[2] = {median_of(by_order[0]), median_of(by_order[1])};
+  const double midpoint = (median[0] + median[1]) / 2;
+  std::vector<double> out;
+  for (size_t i = 0; i < excess_ms.size(); ++i) out.push_back(excess_ms[i] - median[after[i] ? 1 : 0] + midpoint);
+  return out;
+}
+
 clock_agreement compare_excess(std::span<const double> probe_excess_ms, std::span<const double> candidate_excess_ms,
                                double candidate_median_ms) {
   clock_agreement a;

@@ -29,6 +29,34 @@ TEST(ClockCheck, AWindowForgedToAThirdIsCaught) {
   EXPECT_NEAR(a.missing_ms, 0.8, 0.02);
 }
 
+TEST(ClockCheck, TheOrderOfAPairIsNotNoise) {
+  // Probes half after the reference's run (0.26 ms dearer), half alone, each
+  // order tight: mixed, the gap read as noise; taken out, the spread is the
+  // requests' own and the centre the midpoint, as calls in random order.
+  std::vector<double> probes;
+  std::vector<bool> after;
+  for (int i = 0; i < 16; ++i) {
+    after.push_back(i % 2 == 1);
+    probes.push_back((after.back() ? 1.26 : 1.00) + 0.002 * (i % 4));
+  }
+  auto calls = around(1.13, 0.01, 200);
+  auto mixed = compare_excess(probes, calls, 2.5);
+  auto adjusted_probes = order_adjusted(probes, after);
+  auto adjusted = compare_excess(adjusted_probes, calls, 2.5);
+  EXPECT_NEAR(adjusted.overhead_ms, 1.13 + 0.003, 0.005);
+  EXPECT_LT(adjusted.tolerance_ms, mixed.tolerance_ms - 0.1);
+  // A window forged by 0.3 ms shows against the adjusted probes, not the mixed.
+  auto forged = around(1.43, 0.01, 200);
+  EXPECT_FALSE(compare_excess(adjusted_probes, forged, 2.5).agrees);
+  EXPECT_TRUE(compare_excess(probes, forged, 2.5).agrees);
+}
+
+TEST(ClockCheck, OneOrderAloneIsLeftAsItIs) {
+  std::vector<double> probes = {1.0, 1.1, 1.2};
+  EXPECT_EQ(order_adjusted(probes, {false, false, false}), probes);
+  EXPECT_EQ(order_adjusted(probes, {true, false}), probes);  // a flag per probe, or none taken
+}
+
 TEST(ClockCheck, NoiseWidensTheTolerance) {
   auto quiet = compare_excess(around(0.2, 0.001, 20), around(0.2, 0.001, 200), 0.1);
   auto noisy = compare_excess(around(0.2, 0.5, 20), around(0.2, 0.5, 200), 0.1);
