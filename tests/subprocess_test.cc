@@ -3,7 +3,12 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "base/fs.h"
+#include "worker/channel.h"
 
 namespace cudal1 {
 namespace {
@@ -81,6 +86,53 @@ TEST(ChildProcess, AppliesFileLimit) {
   std::string line;
   ASSERT_EQ(child->read_line(in_seconds(5), &line), child_process::read_status::line);
   EXPECT_EQ(line, "77");
+}
+
+// Processes of group pgid that still run (zombies, killed and waiting for
+// whoever reaps orphans, do not count).
+int live_in_group(pid_t pgid) {
+  int live = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    if (!in || !std::getline(in, stat)) continue;
+    auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    long ppid = 0, pgrp = 0;
+    rest >> state >> ppid >> pgrp;
+    if (pgrp == pgid && state != 'Z' && state != 'X') ++live;
+  }
+  return live;
+}
+
+// Retired workers are killed at once and reaped in the background; the
+// barrier returns only once every one of them (and its process group) is gone.
+TEST(WorkerChannel, RetiredWorkersAreGoneAfterTheBarrier) {
+  auto dir = make_temp_dir("cudal1-retire-test");
+  ASSERT_TRUE(dir);
+  std::vector<pid_t> pids;
+  for (int i = 0; i < 3; ++i) {
+    worker_spawn spawn;
+    // A worker that ignores SIGTERM, with a grandchild in its group.
+    spawn.argv = {"/bin/sh", "-c", "trap '' TERM; sleep 60 & echo '{\"ok\": true}' >&4; wait"};
+    spawn.log_path = *dir + "/log" + std::to_string(i);
+    auto w = worker_channel::start(spawn);
+    ASSERT_TRUE(w) << w.message();
+    worker_reply up = w->receive(10);
+    ASSERT_EQ(up.what, worker_reply::kind::ok) << up.raw;
+    pids.push_back(w->pid());
+    worker_channel::retire(std::move(*w));
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  worker_channel::await_retired(20);
+  EXPECT_LT(seconds_since(t0), 10.0);  // a SIGKILL, not the 60 s sleep
+  for (pid_t pid : pids) {
+    EXPECT_NE(kill(pid, 0), 0) << "worker " << pid << " still exists";
+    EXPECT_EQ(live_in_group(pid), 0) << "worker " << pid << "'s group still runs";
+  }
+  remove_tree(*dir);
 }
 
 }  // namespace

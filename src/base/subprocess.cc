@@ -366,6 +366,17 @@ child_process::read_status child_process::read_line(steady_time deadline, std::s
   }
 }
 
+void child_process::kill_now() {
+  if (pid_ <= 0 || reaped_) return;
+  if (!ours_) {
+    if (!adopted_exited()) kill(-pid_, SIGKILL);
+    signal(SIGKILL);
+    return;
+  }
+  kill(-pid_, SIGKILL);
+  kill(pid_, SIGKILL);
+}
+
 exit_info child_process::kill_and_wait() {
   if (pid_ <= 0 || reaped_) return exit_;
   if (!ours_) {

@@ -95,6 +95,9 @@ class child_process {
   read_status read_line(steady_time deadline, std::string* line);
   /// Kills the whole process group (SIGKILL) and reaps the child.
   exit_info kill_and_wait();
+  /// Sends the same SIGKILL without waiting: several children then end (a
+  /// CUDA context's teardown takes a while) at once; kill_and_wait() reaps.
+  void kill_now();
   /// Waits up to timeout for the child to exit by itself, then kills it.
   exit_info wait_or_kill(double timeout_s);
   pid_t pid() const { return pid_; }

@@ -16,6 +16,11 @@
 namespace cudal1::judging {
 
 bool judgment_run::load() {
+  // Nothing of an earlier judgment may still be ending from here on: the
+  // probes below and every timed call after them are measured against a
+  // machine without it (a candidate whose teardown is slow, a huge
+  // allocation, would otherwise inflate its own re-check's probes).
+  worker_channel::await_retired();
   json load_cmd = {{"op", "load"}, {"layout", layout_to_json(layout_)}};
   if (modelnew_) load_cmd["init_inputs"] = init_inputs_;
   worker_reply r = candidate_->request(load_cmd, opt_.call_timeout_s + 30);

@@ -53,6 +53,15 @@ class judgment_run {
     if (candidate_) candidate_->kill();
     if (!scratch_.empty() && !opt_.keep_scratch) remove_tree(scratch_);
   }
+  /// Kills both workers at once and leaves their reaping to the background.
+  void retire_workers() {
+    if (reference_) reference_->kill_now();
+    if (candidate_) candidate_->kill_now();
+    if (reference_) worker_channel::retire(std::move(*reference_));
+    if (candidate_) worker_channel::retire(std::move(*candidate_));
+    reference_.reset();
+    candidate_.reset();
+  }
   result<json> run_task_audit(int seeds);
   result<reference_timing> run_reference_timing();
   judgment malformed_reply(const std::string& what);

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <fstream>
+#include <mutex>
 #include <iterator>
 #include <sstream>
 #include <thread>
@@ -189,6 +192,69 @@ void worker_channel::kill() {
   frozen_ = false;
   alive_ = false;
 }
+
+namespace {
+
+// Killed workers waiting to be gone, and the thread that waits for them.
+// Process-wide: the judgments of one process (cudal1 bench, the optimizer,
+// the reward server) share it; at exit it finishes its list first.
+class reaper {
+ public:
+  static reaper& get() {
+    static reaper r;
+    return r;
+  }
+  void add(worker_channel&& w) {
+    std::lock_guard lock(mu_);
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    list_.push_back(std::move(w));
+    ++pending_;
+    wake_.notify_all();
+  }
+  void await(double timeout_s) {
+    std::unique_lock lock(mu_);
+    done_.wait_for(lock, std::chrono::duration<double>(timeout_s), [this] { return pending_ == 0; });
+  }
+  ~reaper() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+      wake_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void loop() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+      wake_.wait(lock, [this] { return stop_ || !list_.empty(); });
+      if (list_.empty()) return;  // stop_, and nothing left
+      worker_channel w = std::move(list_.front());
+      list_.pop_front();
+      lock.unlock();
+      w.kill();  // already signalled: this waits for it
+      lock.lock();
+      --pending_;
+      done_.notify_all();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  std::deque<worker_channel> list_;
+  int pending_ = 0;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+}  // namespace
+
+void worker_channel::retire(worker_channel&& worker) {
+  worker.kill_now();
+  reaper::get().add(std::move(worker));
+}
+
+void worker_channel::await_retired(double timeout_s) { reaper::get().await(timeout_s); }
 
 std::string worker_channel::log_tail(int lines) const {
   // The end of the log only, each line cut short: a candidate may print

@@ -42,6 +42,15 @@ class worker_channel {
   void stop();
   /// Ends the worker at once (SIGKILL to its process group).
   void kill();
+  /// Sends that SIGKILL without waiting for the worker to be gone.
+  void kill_now() { process_.kill_now(); }
+  /// Hands a killed worker to a background thread that waits until it is
+  /// gone: a CUDA context's teardown then overlaps the next judgment's start.
+  static void retire(worker_channel&& worker);
+  /// Returns once every retired worker is gone. Called before anything is
+  /// timed, so no teardown (which a candidate could make slow) overlaps a
+  /// timed call or a probe. Waits at most timeout_s.
+  static void await_retired(double timeout_s = 30);
   /// From now on the worker is stopped (SIGSTOP, every thread) whenever it
   /// is not answering a request, and continued (SIGCONT) as the next one is
   /// sent, inside that request's time: nothing it left behind can run while
