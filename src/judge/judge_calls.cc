@@ -20,7 +20,9 @@ bool judgment_run::load() {
   // probes below and every timed call after them are measured against a
   // machine without it (a candidate whose teardown is slow, a huge
   // allocation, would otherwise inflate its own re-check's probes).
-  worker_channel::await_retired();
+  if (!worker_channel::await_retired())
+    add_check("earlier_workers_ended", false,
+              "a worker of an earlier judgment was still ending after 30 s; this judgment's probes ran beside it");
   json load_cmd = {{"op", "load"}, {"layout", layout_to_json(layout_)}};
   if (modelnew_) load_cmd["init_inputs"] = init_inputs_;
   worker_reply r = candidate_->request(load_cmd, opt_.call_timeout_s + 30);

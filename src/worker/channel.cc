@@ -211,9 +211,9 @@ class reaper {
     ++pending_;
     wake_.notify_all();
   }
-  void await(double timeout_s) {
+  bool await(double timeout_s) {
     std::unique_lock lock(mu_);
-    done_.wait_for(lock, std::chrono::duration<double>(timeout_s), [this] { return pending_ == 0; });
+    return done_.wait_for(lock, std::chrono::duration<double>(timeout_s), [this] { return pending_ == 0; });
   }
   ~reaper() {
     {
@@ -254,7 +254,7 @@ void worker_channel::retire(worker_channel&& worker) {
   reaper::get().add(std::move(worker));
 }
 
-void worker_channel::await_retired(double timeout_s) { reaper::get().await(timeout_s); }
+bool worker_channel::await_retired(double timeout_s) { return reaper::get().await(timeout_s); }
 
 std::string worker_channel::log_tail(int lines) const {
   // The end of the log only, each line cut short: a candidate may print

@@ -49,8 +49,10 @@ class worker_channel {
   static void retire(worker_channel&& worker);
   /// Returns once every retired worker is gone. Called before anything is
   /// timed, so no teardown (which a candidate could make slow) overlaps a
-  /// timed call or a probe. Waits at most timeout_s.
-  static void await_retired(double timeout_s = 30);
+  /// timed call or a probe. Waits at most timeout_s; false if some worker
+  /// was still ending then (a SIGKILL that the kernel or the driver has not
+  /// finished: the old code waited for it without a limit).
+  static bool await_retired(double timeout_s = 30);
   /// From now on the worker is stopped (SIGSTOP, every thread) whenever it
   /// is not answering a request, and continued (SIGCONT) as the next one is
   /// sent, inside that request's time: nothing it left behind can run while
