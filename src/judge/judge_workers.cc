@@ -316,7 +316,7 @@ bool judgment_run::fork_candidate(const worker_spawn& spawn) {
   req.role = "cand";
   req.python = spawn.argv[0];
   req.script = spawn.argv[2];
-  req.key_files = {"cudal1_forkserver.py"};
+  req.key_files = {"cudal1_forkserver.py", "cudal1_clock.py"};
   req.log_path = spawn.log_path;
   req.clean_env = true;
   req.env = spawn.env;

@@ -40,7 +40,7 @@ struct reference_fork_request {
   std::string role = "ref";         // the server's files: ROLE-KEY.sock, .pid, .lock, .log
   /// The scripts beside `script` whose text keys the server (a change to any
   /// gets a server of its own); `script` itself always counts.
-  std::vector<std::string> key_files = {"cudal1_compare.py", "cudal1_forkserver.py"};
+  std::vector<std::string> key_files = {"cudal1_compare.py", "cudal1_forkserver.py", "cudal1_clock.py"};
   /// The worker's and server's environment is `env` alone (and a PATH), not
   /// this process's with `env` added.
   bool clean_env = false;
