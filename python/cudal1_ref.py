@@ -30,6 +30,7 @@ import json
 import mmap
 import os
 import random
+import statistics
 import sys
 import time
 import traceback
@@ -37,6 +38,10 @@ import traceback
 MAX_SHIFT = 1 << 20  # a call's arena base moves by up to this (multiples of ALIGN)
 ALIGN = 256
 PLACEMENT_HEADROOM = 1 << 30  # the least free device memory for the reference's memory to be placed afresh
+# --reference-warm-call auto: warm calls stay on where the median of the first
+# AUTO_WARM_RUNS timed runs (each with a warm call) is under this.
+AUTO_WARM_RUNS = 5
+AUTO_WARM_BELOW_MS = 1.0
 
 torch = None  # imported in main(), so a missing torch is reported as a reply
 
@@ -119,6 +124,23 @@ def as_tensor_arg(value, index):
     raise TaskError(f"get_inputs()[{index}] is a {type(value).__name__}; only tensors and Python scalars can be passed to a native candidate")
 
 
+def host_probe():
+    """A fixed piece of pure Python (calls, dict and attribute reads, as
+    PyTorch's dispatch does), timed in microseconds: the host's speed at
+    that moment, reported beside each timed run (judgment "host"), so a
+    slow reference can be told from a slow host."""
+    d = {"a": 1}
+
+    def f(x):
+        return x + d["a"]
+
+    t0 = time.perf_counter()
+    s = 0
+    for _ in range(400):
+        s = f(s)
+    return (time.perf_counter() - t0) * 1e6
+
+
 def as_output_list(out):
     if isinstance(out, torch.Tensor):
         return [out]
@@ -181,6 +203,12 @@ class Reference:
         # Placements of the working memory (replace_placement): none until
         # the first is due.
         self.replace_every = int(msg.get("replace_every", 0) or 0)
+        # "auto", "on" or "off" (judge_options::reference_warm_call).
+        # "auto" settles on or off from the median of the first runs, once, so
+        # that a reference near the threshold does not flip between the two
+        # within a judgment.
+        self.warm_call = str(msg.get("warm_call", "off"))
+        self.first_ms = []
         self.placement, self.runs_in_placement, self.placement_pad = 0, 0, None
         self.placement_rng = random.Random(msg["seed"] ^ 0x5eed)
         self.precise_model, self.precise_note = None, "off"
@@ -513,6 +541,18 @@ class Reference:
         if self.replace_every and self.runs_in_placement >= self.replace_every:
             self.replace_placement()
         self.runs_in_placement += 1
+        warm = self.warm_call == "on" or self.warm_call == "auto"
+        if warm:
+            # Untimed, on the same inputs: the timed call's Python dispatch
+            # then finds the host's caches holding its code and data, as in
+            # back-to-back trials. Between two timed runs the candidate's
+            # process, the exchange and the flush ran on this CPU; on an H200
+            # host a 0.1 ms eager reference took 13-14% longer without this
+            # call, and its speedups spread 1.10-1.14 (max/min over 20
+            # judgments) against 1.04-1.09 with it (bench/RESULTS.md,
+            # 2026-12-04, ninth session).
+            with self.autocast():
+                self.call_baseline(clone_args(self.pristine))
         args = clone_args(self.pristine)
         self.flush()
         # No garbage collection inside the timed window: a collection there
@@ -520,9 +560,16 @@ class Reference:
         # before each call cost 80 ms a call on the H200 machine: not that.)
         gc.disable()
         try:
-            return self.timed_run(args)
+            reply = self.timed_run(args)
         finally:
             gc.enable()
+        if self.warm_call == "auto":
+            self.first_ms.append(reply["ms"])
+            if len(self.first_ms) == AUTO_WARM_RUNS:
+                self.warm_call = "on" if statistics.median(self.first_ms) < AUTO_WARM_BELOW_MS else "off"
+        reply["warm_call"] = warm
+        reply["host_us"] = host_probe()
+        return reply
 
     # ---- the baseline the speedup is over -----------------------------------
     def set_baseline(self, name, args):

@@ -22,7 +22,7 @@ for out in "$plain" "$moved"; do
 done
 p0=$(field reference_placements <<<"$plain")
 p1=$(field reference_placements <<<"$moved")
-runs=$(python3 -c 'import json,sys; print(len(json.loads(sys.stdin.readline())["requests_ms"]["reference_run"]))' <<<"$moved")
+runs=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["requests_ms"]["reference_run"]["count"])' <<<"$moved")
 echo "placements: $p0 without the option; $p1 with --reference-replace-every 5 over $runs timed reference runs"
 [ "$p0" = 1 ] || { echo "FAIL: without the option the reference moved ($p0 placements)"; exit 1; }
 # The timed calls' runs and the probes' (18 of them) count: at least one

@@ -48,6 +48,12 @@ judge options:
                             placements (default 0: never; under evaluation: on
                             an H200 the placement moved an eager reference's
                             time by up to 6.6%)
+  --reference-warm-call auto|on|off
+                            an untimed call of the reference on the same inputs
+                            before a timed one, so that its Python dispatch runs
+                            on a warm host as in back-to-back trials (auto, the
+                            default: where its first 5 runs' median is under
+                            1 ms)
   --seed N                  reproduce a judgment's inputs (default: random)
   --cache-dir DIR           compile cache (default: $CUDAL1_CACHE_DIR or
                             ~/.cache/cudal1)
@@ -112,6 +118,12 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
   else if (flag == "--recheck-above-best") *ok = r.number(&opt.recheck_above_best, 0);
   else if (flag == "--recheck-tolerance") *ok = r.number(&opt.recheck_tolerance, 0);
   else if (flag == "--reference-replace-every") *ok = r.integer(&opt.reference_replace_every, 0);
+  else if (flag == "--reference-warm-call") {
+    std::string v;
+    *ok = r.value(&v) && (v == "auto" || v == "on" || v == "off");
+    if (*ok) opt.reference_warm_call = v;
+    else if (r.error.empty()) r.error = "--reference-warm-call: auto, on or off";
+  }
   else if (flag == "--seed") {
     *ok = r.number(&d, 0);
     opt.seed = static_cast<uint64_t>(d);

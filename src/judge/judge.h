@@ -46,6 +46,12 @@ struct judge_options {
   /// reference's time by up to 6.6% (bench/reference_placement.py), a
   /// factor fixed per process that a judgment's median otherwise inherits.
   int reference_replace_every = 0;
+  /// An untimed call of the reference before a timed run, so that its
+  /// Python dispatch runs with the host's caches warm, as in KernelBench's
+  /// back-to-back trials: "on" before every timed run, "off" never, "auto"
+  /// before the first 5 and then on where their median is under 1 ms (where
+  /// the host's part of the window is large enough to matter), decided once.
+  std::string reference_warm_call = "auto";
   /// Reject a candidate that launches no kernel of its own in the trials
   /// (only library kernels, or none): needs the kernel census (CUDA, CUPTI).
   bool require_custom_kernel = false;

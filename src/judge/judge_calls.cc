@@ -6,7 +6,11 @@
 
 #include <signal.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "audit/kernel_origin.h"
 #include "timing/stats.h"
@@ -14,6 +18,38 @@
 #include "worker/census.h"
 
 namespace cudal1::judging {
+namespace {
+
+// One CPU's counters from /proc/stat, in seconds.
+struct cpu_times {
+  bool valid = false;
+  double busy_s = 0, idle_s = 0, steal_s = 0;
+};
+
+cpu_times read_cpu_times(int cpu) {
+  cpu_times t;
+  std::ifstream in("/proc/stat");
+  const std::string name = "cpu" + std::to_string(cpu);
+  const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string label;
+    fields >> label;
+    if (label != name) continue;
+    // user nice system idle iowait irq softirq steal (guest time is in user)
+    double v[8] = {};
+    for (double& x : v) fields >> x;
+    if (!fields || hz <= 0) return t;
+    t.valid = true;
+    t.busy_s = (v[0] + v[1] + v[2] + v[5] + v[6]) / hz;
+    t.idle_s = (v[3] + v[4]) / hz;
+    t.steal_s = v[7] / hz;
+    return t;
+  }
+  return t;
+}
+
+}  // namespace
 
 bool judgment_run::load() {
   // Nothing of an earlier judgment may still be ending from here on: the
@@ -270,6 +306,8 @@ result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* ca
       *ref_ms = run.body.value("ms", 0.0);
       j_.requests_ms["reference_run"].push_back(run.wall_ms);
       j_.reference_placements = std::max(j_.reference_placements, run.body.value("placement", 0) + 1);
+      if (run.body.value("warm_call", false)) ++j_.reference_warm_calls;
+      reference_probe_us_ = run.body.value("host_us", -1.0);
     }
   }
   ++j_.calls;
@@ -386,9 +424,16 @@ result<bool> judgment_run::measure() {
   end_phase("warmup");
   auto measure_start = std::chrono::steady_clock::now();
   timing_ = true;
+  std::vector<int> cpus;
+  for (int c : {j_.cpu, j_.reference_cpu})
+    if (c >= 0 && std::find(cpus.begin(), cpus.end(), c) == cpus.end()) cpus.push_back(c);
+  std::vector<cpu_times> cpus_before;
+  for (int c : cpus) cpus_before.push_back(read_cpu_times(c));
+  json probe_us = json::array();
   for (;;) {
     auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
     if (!ok || !*ok) return ok;
+    probe_us.push_back(reference_probe_us_);
     j_.reference.samples_ms.push_back(ref_ms);
     j_.candidate.samples_ms.push_back(cand_ms);
     j_.candidate.wall_ms.push_back(cand_wall);
@@ -400,6 +445,15 @@ result<bool> judgment_run::measure() {
     }
   }
   end_phase("timing");
+  json per_cpu = json::object();
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    cpu_times after = read_cpu_times(cpus[i]);
+    if (!after.valid || !cpus_before[i].valid) continue;
+    per_cpu[std::to_string(cpus[i])] = {{"busy_s", after.busy_s - cpus_before[i].busy_s},
+                                        {"idle_s", after.idle_s - cpus_before[i].idle_s},
+                                        {"steal_s", after.steal_s - cpus_before[i].steal_s}};
+  }
+  j_.host = {{"reference_probe_us", probe_us}, {"cpus", per_cpu}};
   return true;
 }
 

@@ -45,6 +45,7 @@ status judgment_run::spawn_next_reference() {
                  {"precision", opt_.precision},
                  {"baseline", opt_.baseline},
                  {"replace_every", opt_.reference_replace_every},
+                 {"warm_call", opt_.reference_warm_call},
                  {"precise", !task_only_ && opt_.defenses},
                  {"tolerances", tolerance_table_json(opt_.precision)},
                  {"looser_tolerances", looser_tolerances_json(opt_.precision)},

@@ -104,6 +104,15 @@ struct judgment {
   /// How many placements of the reference's working memory its runs saw
   /// (judge_options::reference_replace_every; 1 where it was never moved).
   int reference_placements = 0;
+  /// How many of the reference's timed runs followed an untimed warm call
+  /// (judge_options::reference_warm_call).
+  int reference_warm_calls = 0;
+  /// The host's state over the timed phase, to tell its speed from the
+  /// kernels' (diagnostics, not judged): "reference_probe_us", per timed
+  /// pair, a fixed piece of pure Python the reference worker timed just
+  /// after its window; "cpus", for each worker's CPU, what /proc/stat counted
+  /// over the phase (seconds busy, idle and stolen by the hypervisor).
+  nlohmann::json host = nullptr;
   /// What the reference worker measured for the cache folder (a device
   /// calibration, a task's FLOP count), for the judge to write once the
   /// judgment's final verdict stands (write_cache_updates()); not reported.

@@ -217,6 +217,7 @@ class judgment_run {
   std::vector<double> cand_excess_ms_;
   std::optional<error> pending_error_;  // a reference failure met where a verdict is returned
   std::vector<bool> reference_first_;  // per timed pair: the reference ran first
+  double reference_probe_us_ = -1;     // the host probe the reference's last run reported
 };
 
 }  // namespace cudal1::judging
