@@ -2,7 +2,7 @@
 // same speedup, judgment after judgment?
 //
 //   stability_bench [--task TASK] [--candidate CAND] [--profiles P1,P2] [--runs N] [--save DIR]
-//                   [--also-replace-every K] [judge options]
+//                   [--also "JUDGE OPTIONS"]... [judge options]
 //
 // N judgments (default 20) of one correct candidate on each size profile,
 // interleaved (run 1 of every profile, then run 2, ...) so that drift hits
@@ -13,6 +13,7 @@
 // ~0.6 ms). Defaults to the swish example with the CUDA candidate on the
 // profiles p100us,p600us where a GPU is, else the CPU candidate on "cpu".
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -32,7 +33,7 @@ using cudal1::judgment;
 
 constexpr const char* kUsage =
     "usage: stability_bench [--task TASK] [--candidate CAND] [--profiles P1,P2] [--runs N] [--save DIR]\n"
-    "                       [--also-replace-every K] [judge options]\n";
+    "                       [--also \"JUDGE OPTIONS\"]... [judge options]\n";
 
 constexpr const char* kHelp = R"(
 Judges one correct candidate N times on each size profile of its task and
@@ -54,11 +55,13 @@ options:
   --runs N              judgments per profile (default 20)
   --save DIR            write each judgment's JSON (PROFILE-RUN.json, raw samples
                         included) and summary.json there
+  --also "OPTIONS"      side by side in the same run: each profile also judged
+                        with these judge options added (split at spaces), as a
+                        series named PROFILE+OPTIONS interleaved with the
+                        judgments without; repeatable. For example
+                        --also "--reference-warm-call on" --also "--baseline cuda_graph"
   --also-replace-every K
-                        side by side in the same run: each profile also judged
-                        with --reference-replace-every K (the reference's memory
-                        placed afresh every K of its runs), interleaved with the
-                        judgments without, as a series named PROFILE+replaceK
+                        the same as --also "--reference-replace-every K"
   -h, --help            this help
 
 One line per judgment: profile, run, verdict, speedup (and the re-check's),
@@ -99,9 +102,9 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 // What one profile's judgments came to.
 struct profile_series {
-  std::string name;     // the profile, and +replaceK where the reference moves
+  std::string name;     // the profile, and +OPTIONS where options are added
   std::string profile;  // the task's size profile
-  int replace_every = -1;  // --reference-replace-every for its judgments (-1: as given)
+  cudal1::judge_options opt;  // the options its judgments run with
   int runs = 0, rejected = 0, other = 0;  // other: neither correct nor rejected
   std::vector<double> speedups, reference_ms;
   std::vector<std::string> verdicts;  // in run order
@@ -123,6 +126,17 @@ void print_judgment(const std::string& profile, int run, int runs, const judgmen
     std::printf("  reference %.4f ms (IQR %.2f%%)", j.reference.summary->median_ms, 100 * j.reference.summary->rel_iqr);
   if (j.candidate.summary) std::printf("  candidate %.4f ms", j.candidate.summary->median_ms);
   std::printf("  %s  %.2f s", j.stop_reason.empty() ? "-" : j.stop_reason.c_str(), wall_s);
+  // The host over the timed phase: the reference's probe (median) and the
+  // time the hypervisor took from the workers' CPUs.
+  if (j.host.is_object()) {
+    std::vector<double> probe;
+    for (const auto& v : j.host.value("reference_probe_us", nlohmann::json::array()))
+      if (v.is_number() && v.get<double>() >= 0) probe.push_back(v.get<double>());
+    if (!probe.empty()) std::printf("  host %.1f us", describe(probe).median);
+    const nlohmann::json cpus = j.host.value("cpus", nlohmann::json::object());
+    for (const auto& [cpu, t] : cpus.items())
+      std::printf("  cpu%s steal %.2f s", cpu.c_str(), t.value("steal_s", 0.0));
+  }
   if (j.outcome != cudal1::verdict::correct) std::printf("  [%s]", describe_hacks(j).c_str());
   std::printf("\n");
   std::fflush(stdout);
@@ -167,9 +181,30 @@ void print_table(const std::vector<profile_series>& series) {
 struct bench_args {
   std::string task, candidate, profiles, save_dir;
   int runs = 20;
-  int also_replace_every = 0;
+  std::vector<std::string> also;  // --also: each an extra series per profile
   cudal1::judge_options opt;
 };
+
+// The judge options `base` with those of `extra` (split at spaces) applied.
+bool apply_options(const std::string& extra, cudal1::judge_options& opt, std::string* error) {
+  cudal1::args_t words;
+  for (size_t at = 0; at < extra.size();) {
+    size_t end = extra.find(' ', at);
+    if (end == std::string::npos) end = extra.size();
+    if (end > at) words.push_back(extra.substr(at, end - at));
+    at = end + 1;
+  }
+  cudal1::option_reader r{words, 0, ""};
+  for (; r.i < words.size(); ++r.i) {
+    bool ok = true;
+    if (!cudal1::read_judge_option(r, opt, &ok)) r.error = "unknown judge option " + words[r.i];
+    if (!ok || !r.error.empty()) {
+      *error = "--also \"" + extra + "\": " + (r.error.empty() ? "bad value" : r.error);
+      return false;
+    }
+  }
+  return true;
+}
 
 // Returns -1 to go on, else the exit status.
 int parse_args(int argc, char** argv, bench_args& b) {
@@ -185,7 +220,15 @@ int parse_args(int argc, char** argv, bench_args& b) {
     else if (flag == "--profiles") ok = r.value(&b.profiles);
     else if (flag == "--save") ok = r.value(&b.save_dir);
     else if (flag == "--runs") ok = r.integer(&b.runs, 1);
-    else if (flag == "--also-replace-every") ok = r.integer(&b.also_replace_every, 1);
+    else if (flag == "--also") {
+      std::string extra;
+      ok = r.value(&extra);
+      if (ok) b.also.push_back(extra);
+    } else if (flag == "--also-replace-every") {
+      int k = 0;
+      ok = r.integer(&k, 1);
+      if (ok) b.also.push_back("--reference-replace-every " + std::to_string(k));
+    }
     else if (flag == "--profile") {
       r.error = "--profile: name the profiles with --profiles P1,P2";
       ok = false;
@@ -215,11 +258,15 @@ int main(int argc, char** argv) {
   for (const auto& name : split_commas(b.profiles)) {
     series.emplace_back();
     series.back().name = series.back().profile = name;
-    if (b.also_replace_every > 0) {
-      series.emplace_back();
-      series.back().profile = name;
-      series.back().name = name + "+replace" + std::to_string(b.also_replace_every);
-      series.back().replace_every = b.also_replace_every;
+    series.back().opt = b.opt;
+    for (const auto& extra : b.also) {
+      profile_series s;
+      s.profile = name;
+      s.name = name + "+" + extra;
+      s.opt = b.opt;
+      std::string error;
+      if (!apply_options(extra, s.opt, &error)) return std::fprintf(stderr, "stability_bench: %s\n", error.c_str()), 2;
+      series.push_back(s);
     }
   }
   if (series.empty()) return std::fprintf(stderr, "stability_bench: --profiles names none\n"), 2;
@@ -233,9 +280,8 @@ int main(int argc, char** argv) {
   nlohmann::json saved = nlohmann::json::array();
   for (int run = 1; run <= b.runs; ++run) {
     for (auto& s : series) {
-      judge_options opt = b.opt;
+      judge_options opt = s.opt;
       opt.profile = s.profile == "default" ? "" : s.profile;
-      if (s.replace_every >= 0) opt.reference_replace_every = s.replace_every;
       auto t0 = std::chrono::steady_clock::now();
       auto j = judge_candidate(b.task, b.candidate, opt, quiet);
       double wall_s = seconds_since(t0);
@@ -244,7 +290,11 @@ int main(int argc, char** argv) {
       add_to(s, *j);
       if (!b.save_dir.empty()) {
         std::string file = s.name + "-" + std::to_string(run) + ".json";
-        (void)write_file_atomic(b.save_dir + "/" + file, judgment_to_json(*j).dump());
+        for (char& c : file)
+          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '+') c = '_';
+        nlohmann::json saved_j = judgment_to_json(*j);
+        saved_j["bench_ended_at"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+        (void)write_file_atomic(b.save_dir + "/" + file, saved_j.dump());
         saved.push_back(file);
       }
     }

@@ -44,8 +44,13 @@ for step in $steps; do
       tail -12 "$out/bench-1.log" | grep -v "^\[" ; tail -14 "$out/bench-2.log"
       build/bin/cudal1 report --store "$store" --html "$out/suite-report.html" --json > "$out/suite-report.json" ;;
     check-bench) python3 bench/check_bench.py build/share/cudal1/python 2>&1 | tee "$out/check-bench.log" ;;
-    stability)  # the judgments' JSON in one archive (the device returns a few files only); STABILITY_ARGS="--also-replace-every 16" for the side-by-side
-      build/bin/stability_bench ${STABILITY_ARGS:-} --save "$out/stability" 2>&1 | tee "$out/stability.log"
+    stability)  # the judgments' JSON and the CPUs' counters (cpu.jsonl) in one archive (the device returns a few files only);
+      # STABILITY_ARGS="--runs 10", STABILITY_ALSO="--reference-replace-every 4;--cpu split" for series side by side
+      mkdir -p "$out/stability"
+      python3 bench/cpu_monitor.py --out "$out/stability/cpu.jsonl" & monitor=$!
+      also=(); IFS=';' read -ra extra <<<"${STABILITY_ALSO:-}"; for e in "${extra[@]}"; do [ -n "$e" ] && also+=(--also "$e"); done
+      build/bin/stability_bench ${STABILITY_ARGS:-} "${also[@]}" --save "$out/stability" 2>&1 | tee "$out/stability.log"
+      kill $monitor; wait $monitor
       tar czf "$out/stability.tgz" -C "$out" stability && rm -rf "$out/stability" ;;
     placement) python3 bench/reference_placement.py --save "$out/reference-placement.json" ${PLACEMENT_PROBE_ARGS:-} 2>&1 | tee "$out/reference-placement.log" ;;
     bench) build/bin/judge_bench ${BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/bench.log" ;;
