@@ -54,6 +54,12 @@ judge options:
                             on a warm host as in back-to-back trials (auto, the
                             default: where its first 5 runs' median is under
                             1 ms)
+  --host-match auto|on|off  take the speedup over the pairs timed while the host
+                            ran at full speed (by a probe of the reference's
+                            Python after each window), where there are at least
+                            30 (auto, the default: on CUDA)
+  --host-wait S             how long the timing may run past its budget to find
+                            them, where the reference takes under 1 ms (default 3)
   --seed N                  reproduce a judgment's inputs (default: random)
   --cache-dir DIR           compile cache (default: $CUDAL1_CACHE_DIR or
                             ~/.cache/cudal1)
@@ -124,6 +130,13 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
     if (*ok) opt.reference_warm_call = v;
     else if (r.error.empty()) r.error = "--reference-warm-call: auto, on or off";
   }
+  else if (flag == "--host-match") {
+    std::string v;
+    *ok = r.value(&v) && (v == "auto" || v == "on" || v == "off");
+    if (*ok) opt.host_match = v;
+    else if (r.error.empty()) r.error = "--host-match: auto, on or off";
+  }
+  else if (flag == "--host-wait") *ok = r.number(&opt.host_wait_s, 0);
   else if (flag == "--seed") {
     *ok = r.number(&d, 0);
     opt.seed = static_cast<uint64_t>(d);

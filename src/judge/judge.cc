@@ -493,6 +493,22 @@ void write_cache_updates(const std::string& cache_dir, const nlohmann::json& upd
     known[updates["flops"]["key"].get<std::string>()] = updates["flops"]["flops"];
     (void)write_file_atomic(path, known.dump());
   }
+  // The host's full-speed level (timing/host_match.h): the last 16
+  // judgments' own levels per machine, of which the second lowest is used.
+  if (updates.contains("host_level") && updates["host_level"].is_object() && updates["host_level"].contains("key") &&
+      updates["host_level"].value("us", 0.0) > 0) {
+    std::string path = cache_dir + "/host-levels.json";
+    nlohmann::json known = nlohmann::json::object();
+    if (auto text = read_file(path)) {
+      known = nlohmann::json::parse(*text, nullptr, false);
+      if (!known.is_object()) known = nlohmann::json::object();
+    }
+    nlohmann::json& levels = known[updates["host_level"]["key"].get<std::string>()];
+    if (!levels.is_array()) levels = nlohmann::json::array();
+    levels.push_back(updates["host_level"]["us"]);
+    while (levels.size() > 16) levels.erase(levels.begin());
+    (void)write_file_atomic(path, known.dump());
+  }
 }
 
 }  // namespace cudal1

@@ -52,6 +52,15 @@ struct judge_options {
   /// before the first 5 and then on where their median is under 1 ms (where
   /// the host's part of the window is large enough to matter), decided once.
   std::string reference_warm_call = "auto";
+  /// Timed pairs matched by the host's state (timing/host_match.h): the
+  /// speedup is taken over the pairs timed while the host ran at full speed
+  /// (by the reference worker's probe after each window) where there are
+  /// enough of them. "auto": on CUDA; "on"; "off": every pair, as timed.
+  std::string host_match = "auto";
+  /// Where matching is on and the reference's median is under 1 ms (where
+  /// its Python dispatch weighs), how long the timing may run past its
+  /// budget to find enough pairs at full speed.
+  double host_wait_s = 3;
   /// Reject a candidate that launches no kernel of its own in the trials
   /// (only library kernels, or none): needs the kernel census (CUDA, CUPTI).
   bool require_custom_kernel = false;
@@ -139,7 +148,9 @@ std::string auto_backend();
 
 /// Writes what a reference worker measured for the cache folder (its init
 /// reply's cache_updates: "calibration", the device's figures, as
-/// calibration-BACKEND.json; "flops" {key, flops}, merged into flops.json).
+/// calibration-BACKEND.json; "flops" {key, flops}, merged into flops.json;
+/// "host_level" {key, us}, the host's full-speed level, appended to the
+/// machine's last 16 in host-levels.json).
 /// judge_candidate() calls it for a final verdict that stands; errors are
 /// ignored (the figures are measured again next time).
 void write_cache_updates(const std::string& cache_dir, const nlohmann::json& updates, const std::string& backend);

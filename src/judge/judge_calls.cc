@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "audit/kernel_origin.h"
+#include "timing/host_match.h"
 #include "timing/stats.h"
 #include "timing/stopping.h"
 #include "worker/census.h"
@@ -429,16 +430,31 @@ result<bool> judgment_run::measure() {
     if (c >= 0 && std::find(cpus.begin(), cpus.end(), c) == cpus.end()) cpus.push_back(c);
   std::vector<cpu_times> cpus_before;
   for (int c : cpus) cpus_before.push_back(read_cpu_times(c));
-  json probe_us = json::array();
+  // Matched by the host's state (timing/host_match.h): the stopping rule
+  // runs over the pairs timed at full speed once there are enough of them;
+  // until then, where the reference is short enough for its dispatch to
+  // weigh, the timing may run up to host_wait_s past its budget to find them.
+  const bool matching = host_matching();
+  const std::optional<double> known_level = matching ? known_host_level_here() : std::nullopt;
   for (;;) {
     auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
     if (!ok || !*ok) return ok;
-    probe_us.push_back(reference_probe_us_);
+    probe_us_.push_back(reference_probe_us_);
     j_.reference.samples_ms.push_back(ref_ms);
     j_.candidate.samples_ms.push_back(cand_ms);
     j_.candidate.wall_ms.push_back(cand_wall);
-    stop_reason reason = should_stop(opt_.stopping, j_.reference.samples_ms, j_.candidate.samples_ms,
-                                     seconds_since(measure_start));
+    const double elapsed = seconds_since(measure_start);
+    stop_reason reason = should_stop(opt_.stopping, j_.reference.samples_ms, j_.candidate.samples_ms, elapsed);
+    if (matching && reason != stop_reason::max_samples) {
+      host_match m = match_host(probe_us_, known_level);
+      if (m.usable) {
+        reason = should_stop(opt_.stopping, kept(j_.reference.samples_ms, m.at_full_speed),
+                             kept(j_.candidate.samples_ms, m.at_full_speed), elapsed);
+      } else if (reason != stop_reason::none && elapsed < opt_.stopping.max_time_s + opt_.host_wait_s &&
+                 summarize_samples(j_.reference.samples_ms).median_ms < kHostSensitiveMs) {
+        reason = stop_reason::none;  // waiting for the host's full speed
+      }
+    }
     if (reason != stop_reason::none) {
       j_.stop_reason = to_string(reason);
       break;
@@ -453,8 +469,48 @@ result<bool> judgment_run::measure() {
                                         {"idle_s", after.idle_s - cpus_before[i].idle_s},
                                         {"steal_s", after.steal_s - cpus_before[i].steal_s}};
   }
-  j_.host = {{"reference_probe_us", probe_us}, {"cpus", per_cpu}};
+  j_.host = {{"reference_probe_us", probe_us_}, {"cpus", per_cpu}};
+  if (matching) {
+    host_match_ = match_host(probe_us_, known_level);
+    j_.host["level_us"] = host_match_->level_us;
+    j_.host["known_level_us"] = known_level ? json(*known_level) : json();
+    j_.host["pairs_at_full_speed"] = host_match_->count;
+    if (host_match_->own_level_us)
+      j_.cache_updates["host_level"] = {{"key", host_level_key()}, {"us", *host_match_->own_level_us}};
+  }
   return true;
+}
+
+bool judgment_run::host_matching() const {
+  return opt_.host_match == "on" || (opt_.host_match == "auto" && j_.backend == "cuda");
+}
+
+// What this machine's Python, CPU model and host name have shown as the
+// host's full-speed level (host-levels.json in the cache folder).
+std::string judgment_run::host_level_key() const {
+  std::string model;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0) {
+      model = line.substr(line.find(':') + 1);
+      model.erase(0, model.find_first_not_of(" \t"));
+      break;
+    }
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return j_.python + "|" + model + "|" + host;
+}
+
+std::optional<double> judgment_run::known_host_level_here() const {
+  auto text = read_file(cache_dir() + "/host-levels.json");
+  if (!text) return std::nullopt;
+  json known = json::parse(*text, nullptr, false);
+  const std::string key = host_level_key();
+  if (!known.is_object() || !known.contains(key) || !known[key].is_array()) return std::nullopt;
+  std::vector<double> levels;
+  for (const auto& v : known[key])
+    if (v.is_number()) levels.push_back(v.get<double>());
+  return known_host_level(levels);
 }
 
 // The kernels of the trials: whose they were, on how many streams.

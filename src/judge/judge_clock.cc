@@ -32,6 +32,7 @@ result<bool> judgment_run::finish() {
   else
     add_check("timed_outputs_checked", false, "defenses off (benchmark): only the trials were checked");
   if (!check_judge_clock()) return false;
+  keep_pairs_at_full_speed();
   j_.reference.summary = summarize_samples(j_.reference.samples_ms);
   j_.candidate.summary = summarize_samples(j_.candidate.samples_ms);
   j_.outcome = verdict::correct;
@@ -171,6 +172,34 @@ void judgment_run::use_judge_clock(const std::vector<double>& probe_excess_ms) {
             "inconclusive clock check: each call counted at the larger of the worker's window and the judge's time less "
             "the least probe overhead (" + fmt_ms(least) + "); " + std::to_string(raised) + " of " +
                 std::to_string(worker.size()) + " calls raised");
+}
+
+// Where enough pairs were timed at the host's full speed, the statistics are
+// taken over them alone; the others' samples (after the clock check, which
+// saw every pair) move to host.other_pairs, raw. The host's state says which.
+void judgment_run::keep_pairs_at_full_speed() {
+  if (!host_match_) return;
+  const host_match& m = *host_match_;
+  const size_t n = j_.reference.samples_ms.size();
+  if (!m.usable || m.at_full_speed.size() != n || m.count == static_cast<int>(n)) {
+    j_.host["state"] = m.usable ? "full_speed" : "slow";
+    j_.host["pairs_used"] = n;
+    return;
+  }
+  std::vector<bool> other(n);
+  for (size_t i = 0; i < n; ++i) other[i] = !m.at_full_speed[i];
+  j_.host["other_pairs"] = {{"reference_ms", kept(j_.reference.samples_ms, other)},
+                            {"candidate_ms", kept(j_.candidate.samples_ms, other)},
+                            {"probe_us", kept(probe_us_, other)}};
+  j_.reference.samples_ms = kept(j_.reference.samples_ms, m.at_full_speed);
+  j_.candidate.samples_ms = kept(j_.candidate.samples_ms, m.at_full_speed);
+  j_.candidate.wall_ms = kept(j_.candidate.wall_ms, m.at_full_speed);
+  std::vector<bool> first;
+  for (size_t i = 0; i < reference_first_.size() && i < n; ++i)
+    if (m.at_full_speed[i]) first.push_back(reference_first_[i]);
+  reference_first_ = std::move(first);
+  j_.host["state"] = "full_speed";
+  j_.host["pairs_used"] = m.count;
 }
 
 // Reports the candidate's fraction of the floor; on CUDA a candidate faster

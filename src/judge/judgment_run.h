@@ -24,6 +24,7 @@
 #include "check/tolerance.h"
 #include "compile/compiler.h"
 #include "judge/judge.h"
+#include "timing/host_match.h"
 #include "worker/channel.h"
 #include "worker/layout.h"
 
@@ -39,6 +40,7 @@ inline constexpr unsigned kReferenceUid = 65533;  // an untrusted task's sealed 
 inline constexpr int kWarmupProbes = 4;         // first calls of the worker's own, not kept (cold paths)
 inline constexpr int kOverheadProbes = 32;      // calls timed before the candidate loads, the worker's own
 inline constexpr double kProbeMs[] = {0.02, 0.2, 2, 20};  // their lengths
+inline constexpr double kHostSensitiveMs = 1.0;  // a reference under this waits for the host's full speed
 
 class judgment_run {
  public:
@@ -129,6 +131,10 @@ class judgment_run {
   void merge_error(const output_error& e);
   result<bool> measure();
   status take_census();
+  bool host_matching() const;
+  std::string host_level_key() const;
+  std::optional<double> known_host_level_here() const;
+  void keep_pairs_at_full_speed();
   // ---- finish ---------------------------------------------------------------
   result<bool> finish();
   bool check_judge_clock();
@@ -218,6 +224,8 @@ class judgment_run {
   std::optional<error> pending_error_;  // a reference failure met where a verdict is returned
   std::vector<bool> reference_first_;  // per timed pair: the reference ran first
   double reference_probe_us_ = -1;     // the host probe the reference's last run reported
+  std::vector<double> probe_us_;       // per timed pair: the reference's host probe (-1: none)
+  std::optional<host_match> host_match_;  // the pairs timed at full speed, where matching is on
 };
 
 }  // namespace cudal1::judging

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# --host-match on|off (auto: on CUDA): the speedup over the pairs timed at
+# the host's full speed. With "on" the judgment says the host's state, uses
+# only the pairs at full speed (the rest kept raw in host.other_pairs: every
+# timed pair is in one or the other) and appends its own level to the
+# machine's in host-levels.json, which the next judgment holds its probes
+# to; with "off" every pair is used and nothing is written. A bad value is
+# refused with a message.
+# Usage: host_match.sh CUDAL1 SWISH_EXAMPLE_DIR
+set -euo pipefail
+cudal1=$1
+swish=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+judge() {
+  "$cudal1" eval "$swish/task.py" "$swish/cpu/correct.cpp" --backend cpu --time-budget 1 --host-wait 0.5 \
+    --recheck-above 0 --recheck-above-best 0 --cache-dir "$tmp/cache" --json -q "$@"
+}
+check() {  # JSON on stdin; $1: on or off; $2: how many levels host-levels.json must hold after it
+  python3 -c '
+import json, sys
+j = json.loads(sys.stdin.readline())
+mode, levels_expected, cache = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+assert j["verdict"] == "correct", (j["verdict"], j["message"])
+h = j["host"]
+probes = h["reference_probe_us"]
+used = j["reference"]["samples"]
+assert all(p > 0 for p in probes), "a timed pair without a probe"
+other = h.get("other_pairs", {"reference_ms": [], "candidate_ms": [], "probe_us": []})
+if mode == "on":
+    assert h["state"] in ("full_speed", "slow"), h.get("state")
+    assert h["level_us"] > 0
+    assert used == h["pairs_used"] == len(j["candidate"]["samples_ms"]), (used, h["pairs_used"])
+    assert used + len(other["reference_ms"]) == len(probes), (used, len(other["reference_ms"]), len(probes))
+    assert len(other["candidate_ms"]) == len(other["probe_us"]) == len(other["reference_ms"])
+    if h["state"] == "full_speed":
+        assert used >= 30 and used == h["pairs_at_full_speed"]
+        assert all(p > 1.3 * h["level_us"] for p in other["probe_us"]), "a pair at full speed was left out"
+    else:
+        assert used == len(probes) and not other["reference_ms"]
+else:
+    assert "state" not in h and "level_us" not in h and used == len(probes), h.keys()
+try:
+    levels = json.load(open(cache + "/host-levels.json"))
+    n = sum(len(v) for v in levels.values())
+except FileNotFoundError:
+    n = 0
+assert n == levels_expected, f"host-levels.json holds {n} levels, {levels_expected} expected"
+print("%s: %s, %d of %d pairs used, level %s, known %s, speedup %.3f" % (mode, h.get("state", "-"), used, len(probes), h.get("level_us"), h.get("known_level_us"), j["speedup"]))
+' "$1" "$2" "$tmp/cache"
+}
+judge --host-match off | check off 0
+judge --host-match on | check on 1
+second=$(judge --host-match on)
+check on 2 <<<"$second"
+python3 -c 'import json,sys; j=json.loads(sys.stdin.readline()); assert j["host"]["known_level_us"] > 0, "the second judgment did not read the first one'"'"'s level"' <<<"$second"
+if err=$(judge --host-match maybe 2>&1); then
+  echo "FAIL: --host-match maybe was accepted"; exit 1
+fi
+grep -q -- "--host-match: auto, on or off" <<<"$err" || { echo "FAIL: no message for a bad value: $err"; exit 1; }
+echo "PASS"
