@@ -49,7 +49,7 @@ for step in $steps; do
       mkdir -p "$out/stability"
       python3 bench/cpu_monitor.py --out "$out/stability/cpu.jsonl" & monitor=$!
       also=(); IFS=';' read -ra extra <<<"${STABILITY_ALSO:-}"; for e in "${extra[@]}"; do [ -n "$e" ] && also+=(--also "$e"); done
-      build/bin/stability_bench ${STABILITY_ARGS:-} "${also[@]}" --save "$out/stability" 2>&1 | tee "$out/stability.log"
+      timeout ${STABILITY_TIMEOUT:-3600} build/bin/stability_bench ${STABILITY_ARGS:-} "${also[@]}" --save "$out/stability" 2>&1 | tee "$out/stability.log"
       kill $monitor; wait $monitor
       tar czf "$out/stability.tgz" -C "$out" stability && rm -rf "$out/stability" ;;
     placement) python3 bench/reference_placement.py --save "$out/reference-placement.json" ${PLACEMENT_PROBE_ARGS:-} 2>&1 | tee "$out/reference-placement.log" ;;
