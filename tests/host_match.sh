@@ -5,7 +5,8 @@
 # timed pair is in one or the other) and appends its own level to the
 # machine's in host-levels.json, which the next judgment holds its probes
 # to; with "off" every pair is used and nothing is written. A bad value is
-# refused with a message.
+# refused with a message. A reference of 1 ms or more uses every pair
+# (host.state "not_matched").
 # Usage: host_match.sh CUDAL1 SWISH_EXAMPLE_DIR
 set -euo pipefail
 cudal1=$1
@@ -54,6 +55,20 @@ judge --host-match on | check on 1
 second=$(judge --host-match on)
 check on 2 <<<"$second"
 python3 -c 'import json,sys; j=json.loads(sys.stdin.readline()); assert j["host"]["known_level_us"] > 0, "the second judgment did not read the first one'"'"'s level"' <<<"$second"
+# A reference of 1 ms or more is mostly not the host's: every pair is used.
+big=$(judge --host-match on --profile p100us)
+python3 -c '
+import json, sys
+j = json.loads(sys.stdin.readline())
+assert j["verdict"] == "correct", j["message"]
+h = j["host"]
+if j["reference"]["median_ms"] >= 1.0:
+    assert h["state"] == "not_matched" and "other_pairs" not in h, h.get("state")
+    assert j["reference"]["samples"] == len(h["reference_probe_us"])
+    print("p100us: not_matched, reference %.2f ms, every pair used" % j["reference"]["median_ms"])
+else:
+    print("NOTE: the p100us reference took %.3f ms here: the not_matched case was not checked" % j["reference"]["median_ms"])
+' <<<"$big"
 if err=$(judge --host-match maybe 2>&1); then
   echo "FAIL: --host-match maybe was accepted"; exit 1
 fi

@@ -54,10 +54,11 @@ judge options:
                             on a warm host as in back-to-back trials (auto, the
                             default: where its first 5 runs' median is under
                             1 ms)
-  --host-match auto|on|off  take the speedup over the pairs timed while the host
-                            ran at full speed (by a probe of the reference's
-                            Python after each window), where there are at least
-                            30 (auto, the default: on CUDA)
+  --host-match auto|on|off  where the reference takes under 1 ms, take the speedup
+                            over the pairs timed while the host ran at full speed
+                            (by a probe of the reference's Python after each
+                            window), where there are at least 30 (auto, the
+                            default: on CUDA)
   --host-wait S             how long the timing may run past its budget to find
                             them, where the reference takes under 1 ms (default 3)
   --seed N                  reproduce a judgment's inputs (default: random)

@@ -52,10 +52,11 @@ struct judge_options {
   /// before the first 5 and then on where their median is under 1 ms (where
   /// the host's part of the window is large enough to matter), decided once.
   std::string reference_warm_call = "auto";
-  /// Timed pairs matched by the host's state (timing/host_match.h): the
-  /// speedup is taken over the pairs timed while the host ran at full speed
-  /// (by the reference worker's probe after each window) where there are
-  /// enough of them. "auto": on CUDA; "on"; "off": every pair, as timed.
+  /// Timed pairs matched by the host's state (timing/host_match.h): where
+  /// the reference takes under 1 ms, the speedup is taken over the pairs
+  /// timed while the host ran at full speed (by the reference worker's probe
+  /// after each window) where there are enough of them. "auto": on CUDA;
+  /// "on"; "off": every pair, as timed.
   std::string host_match = "auto";
   /// Where matching is on and the reference's median is under 1 ms (where
   /// its Python dispatch weighs), how long the timing may run past its

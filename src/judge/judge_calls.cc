@@ -430,10 +430,11 @@ result<bool> judgment_run::measure() {
     if (c >= 0 && std::find(cpus.begin(), cpus.end(), c) == cpus.end()) cpus.push_back(c);
   std::vector<cpu_times> cpus_before;
   for (int c : cpus) cpus_before.push_back(read_cpu_times(c));
-  // Matched by the host's state (timing/host_match.h): the stopping rule
-  // runs over the pairs timed at full speed once there are enough of them;
-  // until then, where the reference is short enough for its dispatch to
-  // weigh, the timing may run up to host_wait_s past its budget to find them.
+  // Matched by the host's state (timing/host_match.h), where the reference
+  // is short enough (under 1 ms) for its Python dispatch to weigh: the
+  // stopping rule runs over the pairs timed at full speed once there are
+  // enough of them; until then the timing may run up to host_wait_s past
+  // its budget to find them.
   const bool matching = host_matching();
   const std::optional<double> known_level = matching ? known_host_level_here() : std::nullopt;
   for (;;) {
@@ -445,13 +446,13 @@ result<bool> judgment_run::measure() {
     j_.candidate.wall_ms.push_back(cand_wall);
     const double elapsed = seconds_since(measure_start);
     stop_reason reason = should_stop(opt_.stopping, j_.reference.samples_ms, j_.candidate.samples_ms, elapsed);
-    if (matching && reason != stop_reason::max_samples) {
+    if (matching && reason != stop_reason::max_samples &&
+        summarize_samples(j_.reference.samples_ms).median_ms < kHostSensitiveMs) {
       host_match m = match_host(probe_us_, known_level);
       if (m.usable) {
         reason = should_stop(opt_.stopping, kept(j_.reference.samples_ms, m.at_full_speed),
                              kept(j_.candidate.samples_ms, m.at_full_speed), elapsed);
-      } else if (reason != stop_reason::none && elapsed < opt_.stopping.max_time_s + opt_.host_wait_s &&
-                 summarize_samples(j_.reference.samples_ms).median_ms < kHostSensitiveMs) {
+      } else if (reason != stop_reason::none && elapsed < opt_.stopping.max_time_s + opt_.host_wait_s) {
         reason = stop_reason::none;  // waiting for the host's full speed
       }
     }
@@ -471,12 +472,15 @@ result<bool> judgment_run::measure() {
   }
   j_.host = {{"reference_probe_us", probe_us_}, {"cpus", per_cpu}};
   if (matching) {
-    host_match_ = match_host(probe_us_, known_level);
-    j_.host["level_us"] = host_match_->level_us;
+    host_match m = match_host(probe_us_, known_level);
+    j_.host["level_us"] = m.level_us;
     j_.host["known_level_us"] = known_level ? json(*known_level) : json();
-    j_.host["pairs_at_full_speed"] = host_match_->count;
-    if (host_match_->own_level_us)
-      j_.cache_updates["host_level"] = {{"key", host_level_key()}, {"us", *host_match_->own_level_us}};
+    j_.host["pairs_at_full_speed"] = m.count;
+    if (m.own_level_us) j_.cache_updates["host_level"] = {{"key", host_level_key()}, {"us", *m.own_level_us}};
+    // A reference of 1 ms or more is mostly device time: its pairs are all
+    // used, whatever the host's state (the stopping rule ran over all of them).
+    if (summarize_samples(j_.reference.samples_ms).median_ms < kHostSensitiveMs) host_match_ = std::move(m);
+    else j_.host["state"] = "not_matched";
   }
   return true;
 }

@@ -178,7 +178,7 @@ void judgment_run::use_judge_clock(const std::vector<double>& probe_excess_ms) {
 // taken over them alone; the others' samples (after the clock check, which
 // saw every pair) move to host.other_pairs, raw. The host's state says which.
 void judgment_run::keep_pairs_at_full_speed() {
-  if (!host_match_) return;
+  if (!host_match_) return;  // off, or a reference of 1 ms or more (host.state "not_matched")
   const host_match& m = *host_match_;
   const size_t n = j_.reference.samples_ms.size();
   if (!m.usable || m.at_full_speed.size() != n || m.count == static_cast<int>(n)) {
