@@ -6,7 +6,8 @@
 # machine's in host-levels.json, which the next judgment holds its probes
 # to; with "off" every pair is used and nothing is written. A bad value is
 # refused with a message. A reference of 1 ms or more uses every pair
-# (host.state "not_matched").
+# (host.state "not_matched") and keeps no level; neither does a judgment
+# whose verdict is not correct, nor an untrusted task (no matching at all).
 # Usage: host_match.sh CUDAL1 SWISH_EXAMPLE_DIR
 set -euo pipefail
 cudal1=$1
@@ -69,6 +70,36 @@ if j["reference"]["median_ms"] >= 1.0:
 else:
     print("NOTE: the p100us reference took %.3f ms here: the not_matched case was not checked" % j["reference"]["median_ms"])
 ' <<<"$big"
+levels() { python3 -c '
+import json, sys
+try:
+    print(sum(len(v) for v in json.load(open(sys.argv[1])).values()))
+except FileNotFoundError:
+    print(0)' "$tmp/cache/host-levels.json"; }
+[ "$(levels)" = 2 ] || { echo "FAIL: a reference of 1 ms or more left a level ($(levels) kept)"; exit 1; }
+# A level is kept for a correct verdict only: a rejected candidate's timing
+# (a forged window) leaves none.
+hack=$("$cudal1" eval "$swish/task.py" "$swish/cpu/hack_move_start.cpp" --backend cpu --time-budget 1 --host-wait 0.5 \
+  --recheck-above 0 --recheck-above-best 0 --cache-dir "$tmp/cache" --json -q --host-match on)
+verdict=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["verdict"])' <<<"$hack")
+expected=2
+if [ "$verdict" != correct ]; then
+  [ "$(levels)" = 2 ] || { echo "FAIL: a $verdict judgment kept its level"; exit 1; }
+  echo "hack_move_start: $verdict, no level kept"
+else
+  echo "NOTE: hack_move_start was judged correct here (the judge's clock): the rejected case was not checked"
+  expected=$(levels)
+fi
+# An untrusted task's reference runs the task's code, which could report any
+# probe: no matching, no level.
+untrusted=$(judge --host-match on --untrusted-task)
+python3 -c '
+import json, sys
+j = json.loads(sys.stdin.readline())
+assert j["verdict"] == "correct", j["message"]
+assert "state" not in j["host"] and "level_us" not in j["host"], j["host"].keys()
+print("untrusted task: not matched")' <<<"$untrusted"
+[ "$(levels)" = "$expected" ] || { echo "FAIL: the untrusted task kept a level ($(levels), $expected expected)"; exit 1; }
 if err=$(judge --host-match maybe 2>&1); then
   echo "FAIL: --host-match maybe was accepted"; exit 1
 fi

@@ -449,7 +449,9 @@ result<bool> judgment_run::measure() {
     if (matching && reason != stop_reason::max_samples &&
         summarize_samples(j_.reference.samples_ms).median_ms < kHostSensitiveMs) {
       host_match m = match_host(probe_us_, known_level);
-      if (m.usable) {
+      if (m.level_us <= 0) {
+        // The reference reports no probe: nothing to match, nothing to wait for.
+      } else if (m.usable) {
         reason = should_stop(opt_.stopping, kept(j_.reference.samples_ms, m.at_full_speed),
                              kept(j_.candidate.samples_ms, m.at_full_speed), elapsed);
       } else if (reason != stop_reason::none && elapsed < opt_.stopping.max_time_s + opt_.host_wait_s) {
@@ -476,21 +478,33 @@ result<bool> judgment_run::measure() {
     j_.host["level_us"] = m.level_us;
     j_.host["known_level_us"] = known_level ? json(*known_level) : json();
     j_.host["pairs_at_full_speed"] = m.count;
-    if (m.own_level_us) j_.cache_updates["host_level"] = {{"key", host_level_key()}, {"us", *m.own_level_us}};
     // A reference of 1 ms or more is mostly device time: its pairs are all
-    // used, whatever the host's state (the stopping rule ran over all of them).
-    if (summarize_samples(j_.reference.samples_ms).median_ms < kHostSensitiveMs) host_match_ = std::move(m);
-    else j_.host["state"] = "not_matched";
+    // used, whatever the host's state (the stopping rule ran over all of
+    // them), and its level is not kept.
+    if (m.level_us > 0 && summarize_samples(j_.reference.samples_ms).median_ms < kHostSensitiveMs) {
+      // Written for a correct final verdict only (judge_candidate()).
+      if (m.own_level_us) j_.cache_updates["host_level"] = {{"key", host_level_key()}, {"us", *m.own_level_us}};
+      host_match_ = std::move(m);
+    } else {
+      j_.host["state"] = "not_matched";
+    }
   }
   return true;
 }
 
+// Never for an untrusted task: its reference's process runs the task's code,
+// which can report any probe (an attack review set it to 0.01 us, and every
+// later judgment on the machine waited and used every pair).
 bool judgment_run::host_matching() const {
+  if (!untrusted_box_.empty()) return false;
   return opt_.host_match == "on" || (opt_.host_match == "auto" && j_.backend == "cuda");
 }
 
 // What this machine's Python, CPU model and host name have shown as the
-// host's full-speed level (host-levels.json in the cache folder).
+// host's full-speed level for this task and size profile (host-levels.json
+// in the cache folder): the probe runs after the reference's window, so its
+// level depends on what the window left in the caches (an attack review:
+// 15.3 us after a tiny reference, 20.6 us after a 4 MB one).
 std::string judgment_run::host_level_key() const {
   std::string model;
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -502,7 +516,7 @@ std::string judgment_run::host_level_key() const {
     }
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  return j_.python + "|" + model + "|" + host;
+  return j_.python + "|" + model + "|" + host + "|" + j_.task_path + "|" + opt_.profile;
 }
 
 std::optional<double> judgment_run::known_host_level_here() const {

@@ -134,10 +134,10 @@ class judgment_run {
   bool host_matching() const;
   std::string host_level_key() const;
   std::optional<double> known_host_level_here() const;
-  void keep_pairs_at_full_speed();
+  bool keep_pairs_at_full_speed();
   // ---- finish ---------------------------------------------------------------
   result<bool> finish();
-  bool check_judge_clock();
+  bool check_judge_clock(bool full_speed_pairs = false);
   std::vector<double> probes_for_wall(double wall_ms) const;
   void use_judge_clock(const std::vector<double>& probe_excess_ms);
   bool check_speed_of_light();
@@ -225,6 +225,7 @@ class judgment_run {
   std::vector<bool> reference_first_;  // per timed pair: the reference ran first
   double reference_probe_us_ = -1;     // the host probe the reference's last run reported
   std::vector<double> probe_us_;       // per timed pair: the reference's host probe (-1: none)
+  bool judge_clock_used_ = false;       // the calls are counted at the judge's clock (use_judge_clock)
   std::optional<host_match> host_match_;  // the pairs timed at full speed, where matching is on
 };
 
