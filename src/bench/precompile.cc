@@ -21,6 +21,7 @@ precompiler::precompiler(const judge_options& options, const std::string& backen
   req_.include_dir = *data + "/include";
   req_.cache_dir = cache_dir_of(options);
   req_.timeout_s = options.compile_timeout_s;
+  sandbox_compiler(req_, 65534);  // the judgment's compile would run so too
   if (backend == "cuda") {
     auto dev = probe_device("cuda");
     if (!dev) return;

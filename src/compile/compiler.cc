@@ -1,10 +1,14 @@
 #include "compile/compiler.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/fs.h"
 #include "base/sha256.h"
@@ -97,6 +101,89 @@ std::string default_cache_dir() {
   return env_or("HOME", "/tmp") + "/.cache/cudal1";
 }
 
+namespace {
+
+struct compiler_run {
+  command_result run;
+  std::string source_path;  // the source as the compiler saw it (diagnostics name it)
+};
+
+result<compiler_run> run_compiler(const compile_request& req, const std::vector<std::string>& command,
+                                  const std::string&) {
+  auto run = run_command(command, req.timeout_s);
+  if (!run) return run.err();
+  return compiler_run{*run, req.source_path};
+}
+
+// The compiler under cudal1-worker --exec-sandboxed, in a folder of its own
+// under the temporary folder (its unprivileged user can reach it; the
+// judge's scratch folder is the judge's), with the source and the ABI
+// header copied in. The library it leaves goes to `scratch_lib` only if it
+// is a plain file (a link would have the judge read what it points at).
+result<compiler_run> run_compiler_sandboxed(const compile_request& req, const std::string& compiler,
+                                            const std::string& source, const std::string& header,
+                                            const std::string& scratch_lib, compile_outcome& out) {
+  auto made = make_temp_dir("cudal1-compile");
+  if (!made) return made.err();
+  const std::string work = *made;
+  struct cleanup {
+    std::string dir;
+    ~cleanup() { remove_tree(dir); }
+  } remove_later{work};
+  const std::string ext = std::filesystem::path(req.source_path).extension().string();
+  compile_request inside = req;
+  inside.source_path = work + "/candidate" + ext;
+  inside.include_dir = work + "/include";
+  const std::string lib = work + "/candidate.so";
+  for (const std::string& dir : {work + "/include", work + "/include/cudal1", work + "/tmp"})
+    if (auto s = make_dirs(dir); !s) return s.err();
+  if (auto s = write_file_atomic(inside.source_path, source); !s) return s.err();
+  if (auto s = write_file_atomic(inside.include_dir + "/cudal1/abi.h", header); !s) return s.err();
+  if (req.sandbox_uid) {
+    for (const std::string& path : {work, work + "/include", work + "/include/cudal1", work + "/tmp"})
+      if (chown(path.c_str(), req.sandbox_uid, req.sandbox_uid) != 0)
+        return make_error("cannot hand the compile folder to the sandbox's user: " + path);
+    chmod(inside.source_path.c_str(), 0644);
+    chmod((inside.include_dir + "/cudal1/abi.h").c_str(), 0644);
+  }
+  // The compiler's own installation may live outside the system's folders.
+  std::error_code ec;
+  std::filesystem::path real = std::filesystem::canonical(compiler, ec);
+  std::vector<std::string> argv = {req.sandbox_exe, "--exec-sandboxed", work};
+  if (req.sandbox_uid) argv.insert(argv.end(), {"--sandbox-uid", std::to_string(req.sandbox_uid)});
+  if (!ec) argv.insert(argv.end(), {"--read", real.parent_path().parent_path().string()});
+  argv.push_back("--");
+  for (const auto& a : compiler_command(inside, compiler, lib)) argv.push_back(a);
+  auto run = run_command(argv, req.timeout_s);
+  if (!run) return run.err();
+  if (auto note = read_file(work + "/sandbox.txt")) {
+    std::string text;
+    std::istringstream lines(*note);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) text += (text.empty() ? "" : ", ") + line;
+    out.notes = "compiled sandboxed (" + text + ")";
+  } else {
+    out.notes = "the compile sandbox did not start";
+  }
+  struct stat st;
+  if (lstat(lib.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) return compiler_run{{run->exit, false, "the compiler left candidate.so as something other than a file", run->seconds}, inside.source_path};
+    auto bytes = read_file(lib);
+    if (!bytes) return bytes.err();
+    if (auto s = write_file_atomic(scratch_lib, *bytes); !s) return s.err();
+  }
+  return compiler_run{*run, inside.source_path};
+}
+
+}  // namespace
+
+void sandbox_compiler(compile_request& req, unsigned uid) {
+  const char* off = std::getenv("CUDAL1_SANDBOX");
+  if (off && std::string(off) == "0") return;
+  req.sandbox_exe = executable_dir() + "/cudal1-worker";
+  req.sandbox_uid = geteuid() == 0 ? uid : 0;
+}
+
 result<compile_outcome> compile_candidate(const compile_request& req) {
   auto start = std::chrono::steady_clock::now();
   auto compiler = find_compiler(req.backend);
@@ -134,10 +221,12 @@ result<compile_outcome> compile_candidate(const compile_request& req) {
       return out;
     }
   }
-  auto run = run_command(out.command, req.timeout_s);
-  if (!run) return run.err();
+  auto built = req.sandbox_exe.empty() ? run_compiler(req, out.command, scratch_lib)
+                                       : run_compiler_sandboxed(req, *compiler, *source, *header, scratch_lib, out);
+  if (!built) return built.err();
+  const command_result* run = &built->run;
   out.seconds = seconds_since(start);
-  out.diagnostics = trim_diagnostics(run->output, req.source_path, req.display_name);
+  out.diagnostics = trim_diagnostics(run->output, built->source_path, req.display_name);
   if (run->timed_out) {
     out.timed_out = true;
     char limit[32];

@@ -19,6 +19,12 @@ struct compile_request {
   std::string cache_dir;     // artifacts, named by content hash
   std::string scratch_dir;   // private to this judgment
   double timeout_s = 120;
+  /// cudal1-worker, to run the compiler under its --exec-sandboxed: a
+  /// compiler reads any file a source names (#include "/root/token" put the
+  /// token in a compile_error's diagnostics) and runs as the judge's user.
+  /// Empty: the compiler runs as the judge (tests, CUDAL1_SANDBOX=0).
+  std::string sandbox_exe;
+  unsigned sandbox_uid = 0;  // the compiler's user under the sandbox (0: the judge's)
 };
 
 /// How compilation went. A compile error is an outcome, not an error.
@@ -33,6 +39,11 @@ struct compile_outcome {
   std::vector<std::string> command;
   std::string notes;         // how a build was made faster (a ModelNew's precompiled header, lighter CUDA includes)
 };
+
+/// Fills req.sandbox_exe and req.sandbox_uid for a judge: cudal1-worker
+/// beside this executable and, where the judge is root, `uid`; left empty
+/// with CUDAL1_SANDBOX=0.
+void sandbox_compiler(compile_request& req, unsigned uid);
 
 /// The compiler command line for a request (without the output path's value
 /// decided by the cache). Pure, for tests.

@@ -310,6 +310,7 @@ bool judgment_run::compile() {
   req.cache_dir = cache_dir();
   req.scratch_dir = scratch_;
   req.timeout_s = opt_.compile_timeout_s;
+  sandbox_compiler(req, kSandboxUid);
   auto source = read_file(j_.candidate_path);
   if (!source) return fail(verdict::compile_error, source.message());
   if (auto s = write_file_atomic(req.source_path, *source); !s) return fail(verdict::compile_error, s.message());
@@ -318,7 +319,8 @@ bool judgment_run::compile() {
   auto out = compile_candidate(req);
   if (!out) return fail(verdict::compile_error, out.message());
   if (!record_build(*out, "compilation timed out", "the compiler reported errors",
-                    out->cached ? "found in the compile cache" : "compiled in " + fmt_s(out->seconds)))
+                    out->cached ? "found in the compile cache"
+                                : "compiled in " + fmt_s(out->seconds) + (out->notes.empty() ? "" : ", " + out->notes)))
     return false;
   // The worker loads its own copy, in its own folder: it may read nothing
   // of the compile cache.
@@ -471,8 +473,13 @@ result<judgment> judge_candidate(const std::string& task_path, const std::string
   // verdict only, not by a re-check's inner judgment (options.record_best is
   // off there). It was measured before the candidate's library loaded, so a
   // rejected candidate's judgment keeps it too.
-  if (options.record_best && final)
-    write_cache_updates(cache_dir_of(options), final->cache_updates, final->backend);
+  if (options.record_best && final) {
+    // The host's level was measured while the candidate ran: it is kept
+    // only where the candidate's verdict is correct.
+    nlohmann::json updates = final->cache_updates;
+    if (final->outcome != verdict::correct && updates.is_object()) updates.erase("host_level");
+    write_cache_updates(cache_dir_of(options), updates, final->backend);
+  }
   return final;
 }
 

@@ -21,7 +21,9 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace cudal1 {
@@ -202,7 +204,8 @@ std::string isolate_network() {
   return std::string("unshare(CLONE_NEWNET): ") + std::strerror(errno);
 }
 
-std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices, const std::vector<std::string>& extra_reads) {
+std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices, const std::vector<std::string>& extra_reads,
+                           bool system_views) {
   long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   if (abi < 1) return std::string("Landlock unavailable: ") + std::strerror(errno);
   const uint64_t write = write_rights(abi);
@@ -217,8 +220,11 @@ std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices, c
   // toolkit among them), this namespace's /proc and /sys: no judge's files,
   // no cache, no other scratch folder (those live under /tmp, /root, /home,
   // /run or a build folder, none of them here).
-  for (const char* root : {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys"})
+  for (const char* root : {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc", "/opt"})
     if (why.empty() && access(root, F_OK) == 0) why = allow(ruleset, root, read_tree);
+  if (system_views)
+    for (const char* root : {"/proc", "/sys"})
+      if (why.empty() && access(root, F_OK) == 0) why = allow(ruleset, root, read_tree);
   for (const auto& dir : extra_reads)
     if (why.empty() && access(dir.c_str(), F_OK) == 0) why = allow(ruleset, dir, read_tree);
   // Character devices need only WRITE_FILE (and TRUNCATE for O_TRUNC opens).
@@ -246,6 +252,51 @@ std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices, c
     why = std::string("landlock_restrict_self: ") + std::strerror(errno);
   close(ruleset);
   return why;
+}
+
+int exec_sandboxed(int argc, char** argv) {
+  std::string dir;
+  unsigned uid = 0;
+  std::vector<std::string> reads;
+  int i = 2;
+  if (argc > 2) dir = argv[i++];
+  for (; i < argc && std::strcmp(argv[i], "--") != 0; ++i) {
+    if (std::strcmp(argv[i], "--sandbox-uid") == 0 && i + 1 < argc) uid = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
+    else if (std::strcmp(argv[i], "--read") == 0 && i + 1 < argc) reads.push_back(argv[++i]);
+    else dir.clear();
+  }
+  if (dir.empty() || dir[0] != '/' || i + 1 >= argc) {
+    std::fprintf(stderr, "usage: cudal1-worker --exec-sandboxed DIR [--sandbox-uid UID] [--read PATH]... -- PROGRAM ARGS...\n");
+    return 2;
+  }
+  char** program = argv + i + 1;
+  // Only what a compiler needs of the environment: the judge's may hold secrets.
+  std::vector<std::string> keep;
+  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "LANG", "CC", "CXX", "NVCC_CCBIN",
+                           "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"})
+    if (const char* v = std::getenv(name)) keep.push_back(std::string(name) + "=" + v);
+  clearenv();
+  for (const auto& kv : keep) putenv(const_cast<char*>(kv.c_str()));
+  setenv("HOME", dir.c_str(), 1);
+  setenv("TMPDIR", (dir + "/tmp").c_str(), 1);
+  std::string report;
+  if (sandbox_enabled()) {
+    std::string why = isolate_network();
+    report += "network: " + (why.empty() ? std::string("isolated") : "not isolated: " + why) + "\n";
+    why = restrict_files(dir, false, reads, false);
+    report += "filesystem: " + (why.empty() ? std::string("the system's files and the build's folder") : "not restricted: " + why) + "\n";
+    why = uid ? drop_privileges(uid) : "no unprivileged user given (the judge is not root)";
+    report += "user: " + (why.empty() ? "uid " + std::to_string(uid) : "not dropped: " + why) + "\n";
+  } else {
+    report = "not sandboxed (CUDAL1_SANDBOX=0)\n";
+  }
+  if (FILE* f = std::fopen((dir + "/sandbox.txt").c_str(), "w")) {
+    std::fputs(report.c_str(), f);
+    std::fclose(f);
+  }
+  execvp(program[0], program);
+  std::fprintf(stderr, "cudal1-worker: cannot run %s: %s\n", program[0], std::strerror(errno));
+  return 127;
 }
 
 }  // namespace cudal1

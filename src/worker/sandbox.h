@@ -22,8 +22,22 @@ std::string isolate_network();
 /// exist already. Returns "" on success, else why not.
 /// `extra_reads`: more folders to read (a Python's own tree where it lives
 /// outside those, for the Python candidate worker).
+/// `system_views`: also read /proc and /sys (false for a compiler: it needs
+/// neither, and /proc shows every process's command line).
 std::string restrict_files(const std::string& own_dir, bool allow_gpu_devices,
-                           const std::vector<std::string>& extra_reads = {});
+                           const std::vector<std::string>& extra_reads = {}, bool system_views = true);
+
+/// cudal1-worker --exec-sandboxed DIR [--sandbox-uid UID] [--read PATH]... --
+/// PROGRAM ARGS...: runs a candidate's compiler with what the candidate's own
+/// process gets (no network; reads of the system's files and DIR, writes in
+/// DIR only; no /proc; an unprivileged user; an environment of PATH,
+/// LD_LIBRARY_PATH, CUDA_HOME, CUDA_PATH, LANG, CC, CXX and nvcc's own
+/// NVCC_* variables, with HOME and TMPDIR in DIR). A compiler reads whatever a source names (#include "/any/file",
+/// .incbin) and quotes it in its diagnostics. Writes how each layer went to
+/// DIR/sandbox.txt, then execs PROGRAM; a layer that cannot be had is said
+/// there, not fatal (as for the worker). Returns only on a usage error or a
+/// failed exec (the exit status).
+int exec_sandboxed(int argc, char** argv);
 
 /// Forbids, for every thread of the process: starting processes (fork,
 /// vfork, execve, execveat, clone without CLONE_THREAD; clone3 fails with

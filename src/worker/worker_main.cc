@@ -248,6 +248,7 @@ class worker {
 };
 
 int worker_main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--exec-sandboxed") == 0) return exec_sandboxed(argc, argv);
   std::string backend = "cpu";
   uint64_t flush_bytes = 64ull << 20;
   unsigned sandbox_uid = 0;
