@@ -108,8 +108,7 @@ struct compiler_run {
   std::string source_path;  // the source as the compiler saw it (diagnostics name it)
 };
 
-result<compiler_run> run_compiler(const compile_request& req, const std::vector<std::string>& command,
-                                  const std::string&) {
+result<compiler_run> run_compiler(const compile_request& req, const std::vector<std::string>& command) {
   auto run = run_command(command, req.timeout_s);
   if (!run) return run.err();
   return compiler_run{*run, req.source_path};
@@ -221,7 +220,7 @@ result<compile_outcome> compile_candidate(const compile_request& req) {
       return out;
     }
   }
-  auto built = req.sandbox_exe.empty() ? run_compiler(req, out.command, scratch_lib)
+  auto built = req.sandbox_exe.empty() ? run_compiler(req, out.command)
                                        : run_compiler_sandboxed(req, *compiler, *source, *header, scratch_lib, out);
   if (!built) return built.err();
   const command_result* run = &built->run;

@@ -483,6 +483,13 @@ result<judgment> judge_candidate(const std::string& task_path, const std::string
   return final;
 }
 
+nlohmann::json cached_object(const std::string& path) {
+  auto text = read_file(path);
+  if (!text) return nlohmann::json::object();
+  nlohmann::json known = nlohmann::json::parse(*text, nullptr, false);
+  return known.is_object() ? known : nlohmann::json::object();
+}
+
 void write_cache_updates(const std::string& cache_dir, const nlohmann::json& updates, const std::string& backend) {
   if (!updates.is_object()) return;
   (void)make_dirs(cache_dir);
@@ -492,11 +499,7 @@ void write_cache_updates(const std::string& cache_dir, const nlohmann::json& upd
     (void)write_file_atomic(cache_dir + "/calibration-" + backend + ".json", updates["calibration"].dump());
   if (updates.contains("flops") && updates["flops"].is_object() && updates["flops"].contains("key")) {
     std::string path = cache_dir + "/flops.json";
-    nlohmann::json known = nlohmann::json::object();
-    if (auto text = read_file(path)) {
-      known = nlohmann::json::parse(*text, nullptr, false);
-      if (!known.is_object()) known = nlohmann::json::object();
-    }
+    nlohmann::json known = cached_object(path);
     known[updates["flops"]["key"].get<std::string>()] = updates["flops"]["flops"];
     (void)write_file_atomic(path, known.dump());
   }
@@ -505,11 +508,7 @@ void write_cache_updates(const std::string& cache_dir, const nlohmann::json& upd
   if (updates.contains("host_level") && updates["host_level"].is_object() && updates["host_level"].contains("key") &&
       updates["host_level"].value("us", 0.0) > 0) {
     std::string path = cache_dir + "/host-levels.json";
-    nlohmann::json known = nlohmann::json::object();
-    if (auto text = read_file(path)) {
-      known = nlohmann::json::parse(*text, nullptr, false);
-      if (!known.is_object()) known = nlohmann::json::object();
-    }
+    nlohmann::json known = cached_object(path);
     nlohmann::json& levels = known[updates["host_level"]["key"].get<std::string>()];
     if (!levels.is_array()) levels = nlohmann::json::array();
     levels.push_back(updates["host_level"]["us"]);

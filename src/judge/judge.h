@@ -156,6 +156,10 @@ std::string auto_backend();
 /// ignored (the figures are measured again next time).
 void write_cache_updates(const std::string& cache_dir, const nlohmann::json& updates, const std::string& backend);
 
+/// A JSON object kept in the cache folder (flops.json, host-levels.json):
+/// empty where the file is missing or not an object.
+nlohmann::json cached_object(const std::string& path);
+
 /// The CPUs a judgment's two workers are pinned to; -1: not pinned.
 struct cpu_pins {
   int reference = -1;

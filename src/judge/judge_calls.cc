@@ -520,11 +520,9 @@ std::string judgment_run::host_level_key() const {
 }
 
 std::optional<double> judgment_run::known_host_level_here() const {
-  auto text = read_file(cache_dir() + "/host-levels.json");
-  if (!text) return std::nullopt;
-  json known = json::parse(*text, nullptr, false);
+  json known = cached_object(cache_dir() + "/host-levels.json");
   const std::string key = host_level_key();
-  if (!known.is_object() || !known.contains(key) || !known[key].is_array()) return std::nullopt;
+  if (!known.contains(key) || !known[key].is_array()) return std::nullopt;
   std::vector<double> levels;
   for (const auto& v : known[key])
     if (v.is_number()) levels.push_back(v.get<double>());
