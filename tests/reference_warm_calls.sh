@@ -2,7 +2,7 @@
 # --reference-warm-call auto|on|off: an untimed call of the reference before
 # a timed one. The judgment counts the timed runs that had one
 # (reference_warm_calls): every run with "on", none with "off", and with
-# "auto" (the default) the first 5 and then all or none, as their median
+# "auto" (the default) the first 5 and then all or none, as the fastest
 # is under 1 ms or not. Every
 # judgment must stay correct (the warm call's outputs never reach a check),
 # and a value other than the three is refused with a message.

@@ -52,7 +52,7 @@ judge options:
                             an untimed call of the reference on the same inputs
                             before a timed one, so that its Python dispatch runs
                             on a warm host as in back-to-back trials (auto, the
-                            default: where its first 5 runs' median is under
+                            default: where the fastest of its first 5 runs is under
                             1 ms)
   --host-match auto|on|off  where the reference takes under 1 ms, take the speedup
                             over the pairs timed while the host ran at full speed

@@ -49,7 +49,7 @@ struct judge_options {
   /// An untimed call of the reference before a timed run, so that its
   /// Python dispatch runs with the host's caches warm, as in KernelBench's
   /// back-to-back trials: "on" before every timed run, "off" never, "auto"
-  /// before the first 5 and then on where their median is under 1 ms (where
+  /// before the first 5 and then on where the fastest took under 1 ms (where
   /// the host's part of the window is large enough to matter), decided once.
   std::string reference_warm_call = "auto";
   /// Timed pairs matched by the host's state (timing/host_match.h): where
