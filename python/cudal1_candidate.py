@@ -162,10 +162,16 @@ def patch_extensions_for_build(manifest, ext_dir, pch_dir=None, notes=None):
         return kwargs
 
     def lighter(kind, args, kwargs):
-        """The call with lighter CUDA sources, or None."""
+        """The call with lighter CUDA sources, or None. Its lists are copies:
+        load_inline edits the lists it is given (the header put first in
+        cpp_sources, the module's definition appended), and a failed light
+        try would otherwise leave the retry as written with two module
+        definitions (an honest source that needs <torch/extension.h> in its
+        .cu was refused with "redefinition of pybind11_module_def_...")."""
         if kind != "load_inline":
             return None
-        args, kwargs = list(args), dict(kwargs)
+        args = [list(a) if isinstance(a, list) else a for a in args]
+        kwargs = {k: list(v) if isinstance(v, list) else v for k, v in kwargs.items()}
         if len(args) > 2:
             light = lighter_cuda_sources(args[2])
             args[2] = light

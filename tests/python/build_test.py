@@ -90,7 +90,15 @@ class BuildWrapper(unittest.TestCase):
             __file__ = "/tmp/ext/ext.so"
 
         def fake(name, cpp_sources, cuda_sources=None, **kwargs):
-            calls.append(cuda_sources)
+            # As torch's does: the lists given are edited in place.
+            if isinstance(cpp_sources, list):
+                if any("PYBIND11_MODULE" in c for c in cpp_sources):
+                    raise RuntimeError("error: redefinition of pybind11_module_def_ext")
+                cpp_sources.insert(0, "#include <torch/extension.h>")
+                cpp_sources.append("PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {}")
+            calls.append(list(cuda_sources) if isinstance(cuda_sources, list) else cuda_sources)
+            if isinstance(cuda_sources, list):
+                cuda_sources.insert(0, "#include <torch/types.h>")
             text = "\n".join(cuda_sources) if isinstance(cuda_sources, list) else cuda_sources
             if needs_full_header and text is not None and "#include <torch/extension.h>" not in text:
                 raise RuntimeError("error: namespace torch has no member nn")
@@ -116,6 +124,17 @@ class BuildWrapper(unittest.TestCase):
         ce.load_inline("ext", "", cuda_sources=KERNEL, functions=["f"])
         self.assertEqual(len(self.calls), 2)
         self.assertEqual(self.calls[1], KERNEL)
+        self.assertEqual(notes["cuda_headers"], ["extension"])
+        self.assertEqual(len(manifest), 1)
+
+    def test_the_retry_gets_the_lists_as_written(self):
+        """torch's load_inline edits the lists it is given; the light try
+        must not leave its edits to the retry (two module definitions)."""
+        manifest, notes = self.patch(needs_full_header=True)
+        cpp, cuda = ["torch::Tensor f(torch::Tensor x);"], [KERNEL]
+        ce.load_inline("ext", cpp, cuda, functions=["f"])
+        self.assertEqual(len(self.calls), 2)
+        self.assertEqual(self.calls[1], [KERNEL])
         self.assertEqual(notes["cuda_headers"], ["extension"])
         self.assertEqual(len(manifest), 1)
 
