@@ -67,6 +67,9 @@ def main():
     ap.add_argument("--singles", type=int, default=None,
                     help="how many of the batch to judge one by one (default: all); fewer are extrapolated "
                          "to the batch by their mean, and the table says so (0: the cold runs stand for them)")
+    ap.add_argument("--plain-nvcc", action="store_true",
+                    help="also time each cold run with nvcc as torch runs it (CUDAL1_NVCC_SPLIT=0), the two "
+                         "alternated, first one then the other")
     ap.add_argument("--save")
     a, judge = ap.parse_known_args()
     judge = [x for x in judge if x != "--"]
@@ -111,18 +114,28 @@ def main():
         out["prepare"] = p.stdout.strip()[-2000:]
         print(f"  cudal1 prepare (once per machine and Python): {s:.1f} s, exit {p.returncode}", flush=True)
         for i in range(0 if a.batch_only else a.runs):  # cold: an empty cache every time
-            cache = os.path.join(work, f"cold-{i}")
-            s, p = run([a.cudal1, "eval", "--json", a.task, cand, "--cache-dir", cache] + flags)
-            out["cold_s"].append(s)
-            out["verdicts"].append(verdict_of(p.stdout))
-            why = "" if verdict_of(p.stdout) != "?" else f": exit {p.returncode}, {p.stderr.strip()[-300:]}"
-            try:  # where a cold judgment's time goes: the build, and what made it faster
-                j = json.loads(p.stdout.strip().splitlines()[-1])
-                out.setdefault("cold_judgments", []).append(
-                    {k: j.get(k) for k in ("verdict", "seconds", "phases_s", "compile", "checks", "candidate_start")})
-            except (ValueError, IndexError):
-                pass
-            print(f"  cold {i + 1}: {s:.2f} s ({verdict_of(p.stdout)}{why})", flush=True)
+            # With --plain-nvcc, nvcc as torch runs it too, side by side:
+            # first on even runs, second on odd ones.
+            plains = ([True, False] if i % 2 == 0 else [False, True]) if a.plain_nvcc else [False]
+            for plain in plains:
+                cache = os.path.join(work, f"cold-plain-{i}" if plain else f"cold-{i}")
+                env = dict(os.environ, CUDAL1_NVCC_SPLIT="0") if plain else None
+                s, p = run([a.cudal1, "eval", "--json", a.task, cand, "--cache-dir", cache] + flags, env=env)
+                why = "" if verdict_of(p.stdout) != "?" else f": exit {p.returncode}, {p.stderr.strip()[-300:]}"
+                if plain:
+                    out.setdefault("cold_plain_s", []).append(s)
+                    print(f"  cold {i + 1}, nvcc as is: {s:.2f} s ({verdict_of(p.stdout)}{why})", flush=True)
+                    shutil.rmtree(cache, ignore_errors=True)
+                    continue
+                out["cold_s"].append(s)
+                out["verdicts"].append(verdict_of(p.stdout))
+                try:  # where a cold judgment's time goes: the build, and what made it faster
+                    j = json.loads(p.stdout.strip().splitlines()[-1])
+                    out.setdefault("cold_judgments", []).append(
+                        {k: j.get(k) for k in ("verdict", "seconds", "phases_s", "compile", "checks", "candidate_start")})
+                except (ValueError, IndexError):
+                    pass
+                print(f"  cold {i + 1}: {s:.2f} s ({verdict_of(p.stdout)}{why})", flush=True)
         warm_cache = os.path.join(work, "cold-0")
         for i in range(0 if a.batch_only else a.runs):
             s, p = run([a.cudal1, "eval", "--json", a.task, cand, "--cache-dir", warm_cache] + flags)
@@ -173,6 +186,8 @@ def main():
         row("torch's load_inline alone, s", bare, "")
     if cold:
         row("cold build + judgment, s", cold, "<= 15")
+    if out.get("cold_plain_s"):
+        row("cold, nvcc as is (CUDAL1_NVCC_SPLIT=0), s", stats(out["cold_plain_s"]), "")
     if warm:
         row("warm judgment, s", warm, "<= 3")
     singles = out.get("one_by_one_s") or out["cold_s"]  # --singles 0: the cold runs had a fresh build each

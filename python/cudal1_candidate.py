@@ -212,6 +212,46 @@ def patch_extensions_for_build(manifest, ext_dir, pch_dir=None, notes=None):
         return built
     ce.load_inline = wrap("load_inline")
     ce.load = wrap("load")
+    split_nvcc(ce, notes)
+
+
+NVCC_DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cudal1_nvcc.py")
+
+
+def split_nvcc(ce, notes):
+    """torch's build.ninja runs `$nvcc`: here that is cudal1_nvcc.py in front
+    of the same nvcc, which runs nvcc's host and device branches side by
+    side (the object is nvcc's; see that file). CUDAL1_NVCC_SPLIT=0 leaves
+    torch's nvcc as it is. The branches' seconds go into the notes."""
+    if os.environ.get("CUDAL1_NVCC_SPLIT", "1") == "0" or not os.path.isfile(NVCC_DRIVER):
+        return
+    import shlex
+    real = ce._run_ninja_build
+    log = os.path.join(os.environ.get("TMPDIR") or "/tmp", "cudal1-nvcc.jsonl")
+    os.environ["CUDAL1_NVCC_LOG"] = log
+
+    def run_ninja(build_directory, *args, **kwargs):
+        path = os.path.join(build_directory, "build.ninja")
+        try:
+            with open(path) as f:
+                lines = f.read().split("\n")
+        except OSError:
+            lines = None
+        if lines is not None:
+            front = f"{shlex.quote(sys.executable)} -I {shlex.quote(NVCC_DRIVER)} "
+            lines = [("nvcc = " + front + ln[len("nvcc = "):]) if ln.startswith("nvcc = ") and NVCC_DRIVER not in ln else ln
+                     for ln in lines]
+            with open(path, "w") as f:
+                f.write("\n".join(lines))
+        try:
+            return real(build_directory, *args, **kwargs)
+        finally:
+            try:
+                with open(log) as f:
+                    notes["nvcc"] = [json.loads(x) for x in f if x.strip()]
+            except (OSError, ValueError):
+                pass
+    ce._run_ninja_build = run_ninja
 
 
 def extension_header_path():

@@ -144,6 +144,17 @@ std::string read_build_notes(const modelnew_build_request& req, const std::strin
     if (light) notes += std::string(notes.empty() ? "" : "; ") + "CUDA sources built without <torch/extension.h>";
     if (full) notes += std::string(notes.empty() ? "" : "; ") + "CUDA sources needed <torch/extension.h>";
   }
+  if (b.contains("nvcc") && b["nvcc"].is_array()) {
+    // cudal1_nvcc.py's figures per .cu: its host and device branches ran
+    // side by side, then the host compile that joins them.
+    for (const auto& c : b["nvcc"]) {
+      if (!c.is_object() || !c.contains("total_s")) continue;
+      char line[160];
+      std::snprintf(line, sizeof line, "nvcc's branches side by side: host %.1f s, device %.1f s, then %.1f s (%.1f s in all)",
+                    c.value("host_s", 0.0), c.value("device_s", 0.0), c.value("final_s", 0.0), c.value("total_s", 0.0));
+      notes += std::string(notes.empty() ? "" : "; ") + line;
+    }
+  }
   // Where the build's time went: the interpreter's import of torch, then
   // each extension's build (its light try included).
   if (b.contains("import_s") && b["import_s"].is_number() && b.contains("extension_s") && b["extension_s"].is_array()) {
@@ -172,7 +183,14 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   // The build depends on the source, the interpreter (its torch), the target
   // and the worker that builds it.
   sha256 h;
-  for (const std::string& part : {*source, req.python, req.arch, *script}) h.update(part + '\0');
+  // cudal1_nvcc.py, beside the script, runs nvcc for it (CUDAL1_NVCC_SPLIT=0
+  // leaves nvcc alone): both are part of what built the library.
+  const std::string nvcc_driver = std::filesystem::path(req.script).parent_path().string() + "/cudal1_nvcc.py";
+  auto driver = read_file(nvcc_driver);
+  const char* split = std::getenv("CUDAL1_NVCC_SPLIT");
+  for (const std::string& part : {*source, req.python, req.arch, *script, driver ? *driver : std::string("no driver"),
+                                  std::string(split && std::string(split) == "0" ? "split=0" : "split")})
+    h.update(part + '\0');
   out.key = h.hex_digest();
   std::string root = req.cache_dir + "/modelnew";
   std::string done = root + "/" + out.key;
@@ -205,7 +223,7 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   spawn.clean_env = true;
   spawn.env = {"HOME=" + work, "TMPDIR=" + work + "/tmp", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1",
                "MAX_JOBS=" + std::to_string(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)))};
-  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "PYTHONPATH", "CC", "CXX"})
+  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "PYTHONPATH", "CC", "CXX", "CUDAL1_NVCC_SPLIT"})
     if (const char* v = std::getenv(name)) spawn.env.push_back(std::string(name) + "=" + v);
   spawn.limits.file_bytes = 1ull << 30;
   auto child = child_process::spawn(spawn);

@@ -145,6 +145,69 @@ class BuildWrapper(unittest.TestCase):
         self.assertNotIn("cuda_headers", notes)
 
 
+class SplitNvcc(unittest.TestCase):
+    """torch's build.ninja gets cudal1_nvcc.py in front of its nvcc, once,
+    and the driver's figures come back in the build notes."""
+
+    NINJA = "ninja_required_version = 1.3\ncxx = c++\nnvcc = /usr/local/cuda/bin/nvcc\n\nrule cuda_compile\n" \
+            "  command = $nvcc  $cuda_cflags -c $in -o $out $cuda_post_cflags\n"
+
+    def setUp(self):
+        import os
+        import tempfile
+        self.real = ce._run_ninja_build
+        self.env = dict(os.environ)
+        self.dir = tempfile.mkdtemp()
+        os.environ["TMPDIR"] = self.dir
+        self.seen = []
+
+    def tearDown(self):
+        import os
+        import shutil
+        ce._run_ninja_build = self.real
+        os.environ.clear()
+        os.environ.update(self.env)
+        shutil.rmtree(self.dir)
+
+    def build(self, runs=1):
+        import json
+        import os
+        with open(os.path.join(self.dir, "build.ninja"), "w") as f:
+            f.write(self.NINJA)
+
+        def fake(build_directory, verbose, error_prefix):
+            with open(os.path.join(build_directory, "build.ninja")) as f:
+                self.seen.append(f.read())
+            if "CUDAL1_NVCC_LOG" not in os.environ:  # off: no driver to write it
+                return
+            with open(os.environ["CUDAL1_NVCC_LOG"], "a") as f:
+                f.write(json.dumps({"source": "cuda.cu", "host_s": 1.0, "device_s": 2.0, "final_s": 0.5, "total_s": 2.6}) + "\n")
+        ce._run_ninja_build = fake
+        notes = {}
+        cc.split_nvcc(ce, notes)
+        for _ in range(runs):
+            ce._run_ninja_build(self.dir, False, "Error")
+        return notes
+
+    def test_the_driver_goes_in_front_of_nvcc(self):
+        import shlex
+        import sys
+        notes = self.build(runs=2)
+        line = [ln for ln in self.seen[0].splitlines() if ln.startswith("nvcc = ")][0]
+        self.assertEqual(shlex.split(line[len("nvcc = "):]), [sys.executable, "-I", cc.NVCC_DRIVER, "/usr/local/cuda/bin/nvcc"])
+        self.assertEqual(self.seen[1], self.seen[0])  # not put in front twice
+        self.assertIn("  command = $nvcc  $cuda_cflags -c $in -o $out $cuda_post_cflags", self.seen[0])
+        self.assertEqual(len(notes["nvcc"]), 2)
+        self.assertEqual(notes["nvcc"][0]["device_s"], 2.0)
+
+    def test_off_leaves_torch_alone(self):
+        import os
+        os.environ["CUDAL1_NVCC_SPLIT"] = "0"
+        notes = self.build()
+        self.assertIn("nvcc = /usr/local/cuda/bin/nvcc\n", self.seen[0])
+        self.assertNotIn("nvcc", notes)
+
+
 class ServerImport(unittest.TestCase):
     """The candidate server imports cpp_extension before it forks CUDA
     workers; that import must not ask torch for CUDA devices (the query
