@@ -212,6 +212,9 @@ class Reference:
         # within a judgment.
         self.warm_call = str(msg.get("warm_call", "off"))
         self.first_ms = []
+        # "after": the host probe after each timed window; "both": also
+        # right before it (judge_options::host_probe).
+        self.probe_before = msg.get("host_probe", "after") == "both"
         self.placement, self.runs_in_placement, self.placement_pad = 0, 0, None
         self.placement_rng = random.Random(msg["seed"] ^ 0x5eed)
         self.precise_model, self.precise_note = None, "off"
@@ -563,6 +566,7 @@ class Reference:
         # before each call cost 80 ms a call on the H200 machine: not that.)
         gc.disable()
         try:
+            before = host_probe() if self.probe_before else None
             reply = self.timed_run(args)
         finally:
             gc.enable()
@@ -572,6 +576,10 @@ class Reference:
                 self.warm_call = "on" if min(self.first_ms) < AUTO_WARM_BELOW_MS else "off"
         reply["warm_call"] = warm
         reply["host_us"] = host_probe()
+        if before is not None:
+            # The slower of the two decides the pair's host state.
+            reply["host_us_before"] = before
+            reply["host_us"] = max(before, reply["host_us"])
         return reply
 
     # ---- the baseline the speedup is over -----------------------------------

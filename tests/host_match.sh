@@ -8,6 +8,8 @@
 # refused with a message. A reference of 1 ms or more uses every pair
 # (host.state "not_matched") and keeps no level; neither does a judgment
 # whose verdict is not correct, nor an untrusted task (no matching at all).
+# --host-probe both adds a probe before each window (the slower of the two
+# per pair counts) and keeps its levels apart.
 # Usage: host_match.sh CUDAL1 SWISH_EXAMPLE_DIR
 set -euo pipefail
 cudal1=$1
@@ -100,6 +102,31 @@ assert j["verdict"] == "correct", j["message"]
 assert "state" not in j["host"] and "level_us" not in j["host"], j["host"].keys()
 print("untrusted task: not matched")' <<<"$untrusted"
 [ "$(levels)" = "$expected" ] || { echo "FAIL: the untrusted task kept a level ($(levels), $expected expected)"; exit 1; }
+# --host-probe both: a probe before each window too, the slower deciding;
+# its levels are kept apart from the probes after the window alone.
+both=$(judge --host-match on --host-probe both)
+python3 -c '
+import json, sys
+j = json.loads(sys.stdin.readline())
+assert j["verdict"] == "correct", j["message"]
+h = j["host"]
+before, probes = h["reference_probe_before_us"], h["reference_probe_us"]
+assert h["probe"] == "both" and len(before) == len(probes) > 0, (h.get("probe"), len(before), len(probes))
+assert all(0 < b <= p for b, p in zip(before, probes)), "a pair probe below its probe before the window"
+keys = json.load(open(sys.argv[1]))
+assert sum(1 for k in keys if k.endswith("|probe=both")) == 1, list(keys)
+print("both: %s, %d pairs, before the window %.1f us median, the slower %.1f us" % (h["state"], len(probes),
+      sorted(before)[len(before) // 2], sorted(probes)[len(probes) // 2]))' "$tmp/cache/host-levels.json" <<<"$both"
+expected=$((expected + 1))
+[ "$(levels)" = "$expected" ] || { echo "FAIL: host-levels.json holds $(levels) levels, $expected expected"; exit 1; }
+after=$(judge --host-match on)
+python3 -c 'import json,sys; h=json.loads(sys.stdin.readline())["host"]; assert "probe" not in h and "reference_probe_before_us" not in h, h.keys()' <<<"$after"
+expected=$((expected + 1))
+[ "$(levels)" = "$expected" ] || { echo "FAIL: after both, host-levels.json holds $(levels) levels, $expected expected"; exit 1; }
+if err=$(judge --host-probe around 2>&1); then
+  echo "FAIL: --host-probe around was accepted"; exit 1
+fi
+grep -q -- "--host-probe: after or both" <<<"$err" || { echo "FAIL: no message for a bad --host-probe: $err"; exit 1; }
 if err=$(judge --host-match maybe 2>&1); then
   echo "FAIL: --host-match maybe was accepted"; exit 1
 fi

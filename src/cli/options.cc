@@ -61,6 +61,9 @@ judge options:
                             default: on CUDA)
   --host-wait S             how long the timing may run past its budget to find
                             them, where the reference takes under 1 ms (default 3)
+  --host-probe after|both   the host probe after each reference window (the
+                            default), or also right before it, the slower of
+                            the two deciding the pair's host state
   --seed N                  reproduce a judgment's inputs (default: random)
   --cache-dir DIR           compile cache (default: $CUDAL1_CACHE_DIR or
                             ~/.cache/cudal1)
@@ -138,6 +141,12 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
     else if (r.error.empty()) r.error = "--host-match: auto, on or off";
   }
   else if (flag == "--host-wait") *ok = r.number(&opt.host_wait_s, 0);
+  else if (flag == "--host-probe") {
+    std::string v;
+    *ok = r.value(&v) && (v == "after" || v == "both");
+    if (*ok) opt.host_probe = v;
+    else if (r.error.empty()) r.error = "--host-probe: after or both";
+  }
   else if (flag == "--seed") {
     *ok = r.number(&d, 0);
     opt.seed = static_cast<uint64_t>(d);

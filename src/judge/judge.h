@@ -62,6 +62,11 @@ struct judge_options {
   /// its Python dispatch weighs), how long the timing may run past its
   /// budget to find enough pairs at full speed.
   double host_wait_s = 3;
+  /// When the reference worker times its host probe: "after" each timed
+  /// window, or "both" right before it and after it, the slower of the two
+  /// counting (a window during which the host changed speed is then less
+  /// often read as at full speed). Its own levels in the cache.
+  std::string host_probe = "after";
   /// Reject a candidate that launches no kernel of its own in the trials
   /// (only library kernels, or none): needs the kernel census (CUDA, CUPTI).
   bool require_custom_kernel = false;

@@ -309,6 +309,7 @@ result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* ca
       j_.reference_placements = std::max(j_.reference_placements, run.body.value("placement", 0) + 1);
       if (run.body.value("warm_call", false)) ++j_.reference_warm_calls;
       reference_probe_us_ = run.body.value("host_us", -1.0);
+      reference_probe_before_us_ = run.body.value("host_us_before", -1.0);
     }
   }
   ++j_.calls;
@@ -441,6 +442,7 @@ result<bool> judgment_run::measure() {
     auto ok = call_once(&ref_ms, &cand_ms, &cand_wall);
     if (!ok || !*ok) return ok;
     probe_us_.push_back(reference_probe_us_);
+    if (reference_probe_before_us_ >= 0) probe_before_us_.push_back(reference_probe_before_us_);
     j_.reference.samples_ms.push_back(ref_ms);
     j_.candidate.samples_ms.push_back(cand_ms);
     j_.candidate.wall_ms.push_back(cand_wall);
@@ -473,6 +475,11 @@ result<bool> judgment_run::measure() {
                                         {"steal_s", after.steal_s - cpus_before[i].steal_s}};
   }
   j_.host = {{"reference_probe_us", probe_us_}, {"cpus", per_cpu}};
+  if (opt_.host_probe == "both") {
+    // reference_probe_us holds the slower of the two probes per pair.
+    j_.host["probe"] = "both";
+    j_.host["reference_probe_before_us"] = probe_before_us_;
+  }
   if (matching) {
     host_match m = match_host(probe_us_, known_level);
     j_.host["level_us"] = m.level_us;
@@ -516,7 +523,8 @@ std::string judgment_run::host_level_key() const {
     }
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  return j_.python + "|" + model + "|" + host + "|" + j_.task_path + "|" + opt_.profile;
+  return j_.python + "|" + model + "|" + host + "|" + j_.task_path + "|" + opt_.profile +
+         (opt_.host_probe == "after" ? "" : "|probe=" + opt_.host_probe);
 }
 
 std::optional<double> judgment_run::known_host_level_here() const {

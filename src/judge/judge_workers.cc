@@ -46,6 +46,7 @@ status judgment_run::spawn_next_reference() {
                  {"baseline", opt_.baseline},
                  {"replace_every", opt_.reference_replace_every},
                  {"warm_call", opt_.reference_warm_call},
+                 {"host_probe", opt_.host_probe},
                  {"precise", !task_only_ && opt_.defenses},
                  {"tolerances", tolerance_table_json(opt_.precision)},
                  {"looser_tolerances", looser_tolerances_json(opt_.precision)},

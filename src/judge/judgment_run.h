@@ -224,6 +224,8 @@ class judgment_run {
   std::optional<error> pending_error_;  // a reference failure met where a verdict is returned
   std::vector<bool> reference_first_;  // per timed pair: the reference ran first
   double reference_probe_us_ = -1;     // the host probe the reference's last run reported
+  double reference_probe_before_us_ = -1;  // its probe before the window (--host-probe both)
+  std::vector<double> probe_before_us_;
   std::vector<double> probe_us_;       // per timed pair: the reference's host probe (-1: none)
   bool judge_clock_used_ = false;       // the calls are counted at the judge's clock (use_judge_clock)
   std::optional<host_match> host_match_;  // the pairs timed at full speed, where matching is on
