@@ -20,9 +20,19 @@ the name of the unit's first external definition, and both read it. With
 the same id (CUDAL1_NVCC_MODULE_ID) the object is byte-identical to nvcc's
 with --keep-dir (tests/nvcc_split.sh).
 
-Anything but a single-architecture whole-program compile of one file (-c),
-or a command line nvcc's --dryrun does not lay out as expected, runs the
-real nvcc unchanged. CUDAL1_NVCC_SPLIT=0 does that always.
+The id's digest covers the source's bytes and the whole command line (the
+flags from NVCC_PREPEND_FLAGS and NVCC_APPEND_FLAGS, the folder, the
+output), so two objects of one source built with different flags and linked
+together get two ids, as nvcc's do (an attack review linked two such objects:
+with one id their anonymous-namespace stubs collided).
+
+Anything but a compile of one .cu (-c) that nvcc's --dryrun lays out as
+above (one host and one device preprocessing, cudafe++, cicc, at most one
+ptxas, fatbinary, the host compile), or a command line that asks nvcc to
+show or keep its steps or to shape the dependency file (--dryrun, -v,
+--keep, --keep-dir, --save-temps, --time, -MT, -MP, -MMD), runs the real
+nvcc unchanged. CUDAL1_NVCC_SPLIT=0 does that always. What the steps print
+is passed on byte for byte, nvcc's own warnings first.
 CUDAL1_NVCC_LOG=FILE appends a JSON line per compile with the branches'
 seconds.
 """
@@ -32,6 +42,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,15 +55,37 @@ def run_real(nvcc, args):
     os.execv(nvcc, [nvcc] + args)
 
 
+# Options that show, keep or time nvcc's steps, or shape the dependency
+# file in ways the split does not reproduce: nvcc itself runs those.
+AS_NVCC = {"-dryrun", "--dryrun", "-v", "--verbose", "-keep", "--keep", "-keep-dir", "--keep-dir", "-save-temps",
+           "--save-temps", "-time", "--time", "-MT", "--dependency-target-name", "-MP", "--generate-dependency-targets",
+           "-MMD", "--generate-nonsystem-dependencies", "--generate-nonsystem-dependencies-with-compile"}
+
+
+def effective_args(args):
+    """ARGS as nvcc sees them: NVCC_PREPEND_FLAGS before, NVCC_APPEND_FLAGS after."""
+    pre = shlex.split(os.environ.get("NVCC_PREPEND_FLAGS", ""))
+    post = shlex.split(os.environ.get("NVCC_APPEND_FLAGS", ""))
+    return pre + args + post
+
+
+def left_to_nvcc(args):
+    return "-c" not in args or any(a.split("=", 1)[0] in AS_NVCC for a in args)
+
+
 def dryrun(nvcc, args, keep_dir):
-    """nvcc's environment assignments and commands for ARGS, or None."""
+    """nvcc's environment assignments, its commands for ARGS, and what else
+    it printed (its own warnings), or None."""
     p = subprocess.run([nvcc, "--dryrun", "--keep", "--keep-dir", keep_dir] + args,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if p.returncode != 0:
         return None
-    env, cmds = {}, []
-    for line in p.stderr.splitlines():
+    env, cmds, other = {}, [], []
+    # Bytes as the file system's names are (a source named in Latin-1 is a
+    # source nvcc compiles).
+    for line in p.stderr.decode("utf-8", "surrogateescape").splitlines(keepends=True):
         if not line.startswith("#$ "):
+            other.append(line)
             continue
         line = line[3:].strip()
         m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", line)
@@ -60,7 +93,7 @@ def dryrun(nvcc, args, keep_dir):
             env[m.group(1)] = m.group(2).strip()
         else:
             cmds.append(line)
-    return env, cmds
+    return env, cmds, p.stdout, "".join(other).encode("utf-8", "surrogateescape")
 
 
 def tool(cmd):
@@ -117,15 +150,19 @@ def plan(cmds):
     return host, device, final, deps, module_id, orig[orig.index("--orig_src_path_name") + 1]
 
 
-def module_id_for(path):
+def module_id_for(path, args):
     """nvcc's form: _CRC32(path)_LEN_NAME_, then (where nvcc puts the first
-    external definition's name) a digest of the source's bytes. `path` is
-    cudafe++'s --orig_src_path_name, as nvcc hashes it."""
+    external definition's name) a digest of the source's bytes and of the
+    command line. `path` is cudafe++'s --orig_src_path_name, as nvcc hashes
+    it."""
     base = os.path.basename(path)
     name = re.sub(r"[^A-Za-z0-9]", "_", base)
+    h = hashlib.sha256()
     with open(path, "rb") as f:
-        digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    return "_%08x_%d_%s_cudal1_%s" % (zlib.crc32(path.encode()), len(base), name, digest)
+        h.update(f.read())
+    for part in [os.getcwd()] + args:
+        h.update(b"\0" + os.fsencode(part))
+    return "_%08x_%d_%s_cudal1_%s" % (zlib.crc32(os.fsencode(path)), len(base), name, h.hexdigest()[:16])
 
 
 def depfile_from(ii_paths, target, source, out):
@@ -135,24 +172,29 @@ def depfile_from(ii_paths, target, source, out):
     seen, order = set(), []
     marker = re.compile(r'^# \d+ "([^"]+)"')
     for ii_path in ii_paths:
-        with open(ii_path, "r", errors="replace") as f:
+        with open(ii_path, "r", encoding="utf-8", errors="surrogateescape") as f:
             for line in f:
                 m = marker.match(line) if line.startswith("# ") else None
                 if m and not m.group(1).startswith("<") and m.group(1) not in seen:
                     seen.add(m.group(1))
                     order.append(m.group(1))
     deps = [source] + [p for p in order if p != source]
-    with open(out, "w") as f:
+    with open(out, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write(f"{target} : " + " \\\n    ".join(d.replace(" ", "\\ ") for d in deps) + "\n")
 
 
 class Branch(threading.Thread):
+    """Steps run one after another, each through the shell as nvcc runs
+    them (exec'd, so a stop kills the step itself), their output kept as
+    bytes."""
+
     def __init__(self, name, cmds, env):
         super().__init__(daemon=True)
         self.name_, self.cmds, self.env = name, cmds, env
-        self.out, self.err, self.rc, self.failed_step = "", "", 0, None
+        self.out, self.err, self.rc, self.failed_step = b"", b"", 0, None
         self.began = self.ended = 0.0
         self.procs, self.stopped = [], False
+        self.lock = threading.Lock()
 
     @property
     def seconds(self):
@@ -161,12 +203,13 @@ class Branch(threading.Thread):
     def run(self):
         self.began = time.perf_counter()
         for cmd in self.cmds:
-            if self.stopped:
-                self.rc = self.rc or 1
-                break
-            p = subprocess.Popen(cmd, shell=True, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                 errors="replace")
-            self.procs.append(p)
+            with self.lock:
+                if self.stopped:
+                    self.rc = self.rc or 1
+                    break
+                p = subprocess.Popen("exec " + cmd, shell=True, env=self.env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+                self.procs.append(p)
             out, err = p.communicate()
             self.out += out
             self.err += err
@@ -177,10 +220,20 @@ class Branch(threading.Thread):
         self.ended = time.perf_counter()
 
     def stop(self):
-        self.stopped = True
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
+        with self.lock:
+            self.stopped = True
+            for p in self.procs:
+                if p.poll() is None:
+                    p.kill()
+
+
+def emit(out, err):
+    sys.stdout.flush()
+    sys.stderr.flush()
+    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
+    sys.stderr.buffer.write(err)
+    sys.stderr.buffer.flush()
 
 
 def main(argv):
@@ -188,10 +241,18 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     nvcc, args = argv[1], argv[2:]
-    if os.environ.get("CUDAL1_NVCC_SPLIT", "1") == "0" or "-c" not in args:
+    if os.environ.get("CUDAL1_NVCC_SPLIT", "1") == "0" or left_to_nvcc(effective_args(args)):
         run_real(nvcc, args)
     began = time.perf_counter()
     keep = tempfile.mkdtemp(prefix="cudal1-nvcc-")
+    branches = []
+
+    def ended_by(signum, frame):  # SIGTERM, SIGINT, SIGHUP: the steps go too, and the folder
+        for b in branches:
+            b.stop()
+        raise SystemExit(128 + signum)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, ended_by)
     try:
         got = dryrun(nvcc, args, keep)
         laid = plan(got[1]) if got else None
@@ -199,25 +260,25 @@ def main(argv):
         if laid is None or len(sources) != 1:
             shutil.rmtree(keep, ignore_errors=True)
             run_real(nvcc, args)
-        env_add, _ = got
+        env_add, _, dry_out, dry_err = got
         host, device, final, deps, module_id_file, orig_path = laid
         env = dict(os.environ)
         env.update(env_add)
-        with open(module_id_file, "w") as f:
-            f.write(os.environ.get("CUDAL1_NVCC_MODULE_ID") or module_id_for(orig_path))
+        with open(module_id_file, "w", encoding="utf-8", errors="surrogateescape") as f:
+            f.write(os.environ.get("CUDAL1_NVCC_MODULE_ID") or module_id_for(orig_path, effective_args(args)))
+        emit(dry_out, dry_err)  # nvcc's own warnings (an option given twice), before its steps' output
         h, d = Branch("host", host, env), Branch("device", device, env)
+        branches += [h, d]
         h.start()
         d.start()
         h.join()
         if h.rc:
             d.stop()
             d.join()
-            sys.stdout.write(h.out)
-            sys.stderr.write(h.err)
+            emit(h.out, h.err)
             return h.rc
         d.join()
-        sys.stdout.write(h.out + d.out)
-        sys.stderr.write(h.err + d.err)
+        emit(h.out + d.out, h.err + d.err)
         if d.rc:
             return d.rc
         if deps:
@@ -225,12 +286,12 @@ def main(argv):
             for pp in (device[0], host[0]):
                 words = shlex.split(pp)
                 outputs.append(words[words.index("-o") + 1])
-            obj = args[args.index("-o") + 1] if "-o" in args else os.path.splitext(os.path.basename(sources[0]))[0] + ".o"
-            depfile_from(outputs, obj, sources[0], deps)
+            words = shlex.split(final[0])  # the object, as the host compile names it (-o, -odir, --output-file)
+            depfile_from(outputs, words[words.index("-o") + 1], sources[0], deps)
         joined = Branch("final", final, env)
+        branches.append(joined)
         joined.run()
-        sys.stdout.write(joined.out)
-        sys.stderr.write(joined.err)
+        emit(joined.out, joined.err)
         log = os.environ.get("CUDAL1_NVCC_LOG")
         if log:
             with open(log, "a") as f:
@@ -243,6 +304,8 @@ def main(argv):
                                     "host_span": span(h), "device_span": span(d), "rc": joined.rc}) + "\n")
         return joined.rc
     finally:
+        for b in branches:
+            b.stop()
         shutil.rmtree(keep, ignore_errors=True)
 
 

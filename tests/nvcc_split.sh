@@ -86,6 +86,33 @@ for f in host_err dev_err; do
   echo "$f.cu: exit $got (nvcc $want), the same $(grep -c error a/$f.log) error line(s)"
 done
 
+# One source built twice with different flags and linked together: two
+# module ids, as nvcc's (with one, the anonymous namespace's host stubs
+# collided at the link).
+cat > w.cu <<'EOF'
+#include <cuda_runtime.h>
+namespace {
+__global__ void scale(float* x) { x[threadIdx.x] *= 2; }
+}  // namespace
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+__global__ void KNAME(float* x) { x[0] = 1; }
+void CAT(launch_, KNAME)(float* x) { scale<<<1, 32>>>(x); KNAME<<<1, 1>>>(x); }
+EOF
+for k in ka kb; do
+  "$py" "$driver" "$nvcc" -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC -DKNAME=$k -c w.cu -o b/w_$k.o
+done
+cudalib=$(dirname "$(dirname "$(readlink -f "$nvcc")")")/lib64
+g++ -shared b/w_ka.o b/w_kb.o -L"$cudalib" -lcudart -o b/w.so 2> b/link.log || { echo "FAIL: two objects of one source did not link"; cat b/link.log; exit 1; }
+echo "one source, two flag sets: linked ($(strings -a b/w_ka.o | grep -oE '_cudal1_[0-9a-f]{16}' | head -1) and $(strings -a b/w_kb.o | grep -oE '_cudal1_[0-9a-f]{16}' | head -1))"
+
+# nvcc's own warnings come through; --dryrun shows the steps and builds nothing.
+"$py" "$driver" "$nvcc" -O3 -O2 "${flags[@]}" -c k.cu -o b/twice.o 2> b/twice.log
+grep -q "incompatible redefinition for option 'optimize'" b/twice.log || { echo "FAIL: nvcc's warning was lost"; cat b/twice.log; exit 1; }
+"$py" "$driver" "$nvcc" --dryrun "${flags[@]}" -c k.cu -o b/dry.o 2> b/dry.log
+grep -q '^#\$ .*cicc' b/dry.log && [ ! -e b/dry.o ] || { echo "FAIL: --dryrun was not nvcc's"; exit 1; }
+echo "nvcc's warning passed on; --dryrun left to nvcc"
+
 # Not laid out here: nvcc itself (no log line, the object still made).
 : > "$tmp/log2.jsonl"
 CUDAL1_NVCC_LOG=$tmp/log2.jsonl "$py" "$driver" "$nvcc" "${macros[@]}" -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_80,code=sm_80 \
