@@ -26,7 +26,7 @@ Two modes:
       for the -O and -std flags a candidate's extra_cflags gave.
 
   cudal1_candidate.py --serve SOCKET IDLE_S
-      the candidate server: forks run workers (see serve_main).
+      the candidate server: forks run workers and builds (see serve_main).
 """
 import argparse
 import ctypes
@@ -435,6 +435,10 @@ def build_main(a):
     ext_dir = os.path.join(out, "ext")
     os.environ["TORCH_EXTENSIONS_DIR"] = ext_dir
     os.environ["TMPDIR"] = os.path.join(out, "tmp")
+    # Forked by the candidate server, this process may hold the server's
+    # temporary folder from an earlier tempfile call: this build's instead.
+    import tempfile
+    tempfile.tempdir = None
     if a.arch:
         os.environ["TORCH_CUDA_ARCH_LIST"] = a.arch
     began = time.perf_counter()
@@ -871,7 +875,8 @@ def serve_main(socket_path, idle_s):
     """cudal1_candidate.py --serve SOCKET IDLE_S: imports what a run worker
     imports before its seal, once, then forks a run worker per request
     (start_forked_worker), so a warm ModelNew judgment does not pay torch's
-    import (3.6 s on the H200 machine). Nothing of a candidate ever runs in
+    import (3.6 s on the H200 machine), and a build per request too (a cold
+    build paid 3.5 s of its 27 s for that import there). Nothing of a candidate ever runs in
     this process: each worker is sealed before it imports one, as a worker
     the judge starts itself is."""
     import torch  # noqa: F401
@@ -966,7 +971,9 @@ def run_forked_worker(request, fds, isolated, libc):
         return 126
     args = request.get("args", [])
     sys.argv = [sys.argv[0]] + args
-    return run_main(arguments(args))
+    a = arguments(args)
+    # A ModelNew build (src/compile/python_build.cc) or a run worker.
+    return build_main(a) if a.build else run_main(a)
 
 
 def main():

@@ -3,7 +3,8 @@
 # once it is made, and what it builds is still correct: make the -O3 variant
 # (the example's extra_cflags) in a private temporary folder, then judge the
 # example with an empty compile cache. The compile check must name the
-# precompiled header and the verdict must be correct.
+# precompiled header and the verdict must be correct; the build process is
+# forked by the candidate server, or, with --no-ref-server, started afresh.
 # Usage: pch_build.sh CUDAL1 PYTHON SWISH_EXAMPLE_DIR DATA_DIR
 set -euo pipefail
 cudal1=$1
@@ -29,4 +30,15 @@ reason=$(python3 -c 'import json,sys; j=json.loads(sys.stdin.readline()); print(
 echo "verdict $verdict; compile: $reason"
 [ "$verdict" = correct ] || { echo "FAIL: verdict $verdict"; exit 1; }
 grep -q "precompiled <torch/extension.h> (O3)" <<<"$reason" || { echo "FAIL: the build did not use the header"; exit 1; }
+# The build process was forked by the candidate server (torch imported
+# there once); with the servers off it is started afresh, and builds the same.
+grep -q "forked by the candidate server" <<<"$reason" || { echo "FAIL: the build was not forked by the candidate server"; exit 1; }
+out=$("$cudal1" eval "$swish/task.py" "$swish/cpu/modelnew_inline.py" --backend cpu --python "$python" --time-budget 0.5 \
+  --recheck-above 0 --recheck-above-best 0 --cache-dir "$tmp/cache-own" --json -q --no-ref-server)
+verdict=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["verdict"])' <<<"$out")
+reason=$(python3 -c 'import json,sys; j=json.loads(sys.stdin.readline()); print([c["reason"] for c in j["checks"] if c["name"]=="compile"][0])' <<<"$out")
+echo "--no-ref-server: verdict $verdict; compile: $reason"
+[ "$verdict" = correct ] || { echo "FAIL: verdict $verdict with --no-ref-server"; exit 1; }
+grep -q "forked by" <<<"$reason" && { echo "FAIL: --no-ref-server, and the build was forked"; exit 1; }
+grep -q "precompiled <torch/extension.h> (O3)" <<<"$reason" || { echo "FAIL: the build started afresh did not use the header"; exit 1; }
 echo "PASS"

@@ -41,9 +41,12 @@ void precompiler::compile(const std::string& candidate_path, const std::string& 
   std::string name = std::filesystem::path(candidate_path).filename().string();
   if (format == "modelnew") {
     // The same request the judgment makes, so it finds this build.
-    if (!python_.empty() && write_file_atomic(*scratch + "/candidate.py", *source))
-      (void)build_modelnew(make_modelnew_request(*scratch + "/candidate.py", name, data_dir_, python_, req_.cache_dir,
-                                                 arch_, opt_.defenses, opt_.compile_timeout_s));
+    if (!python_.empty() && write_file_atomic(*scratch + "/candidate.py", *source)) {
+      modelnew_build_request request = make_modelnew_request(*scratch + "/candidate.py", name, data_dir_, python_,
+                                                             req_.cache_dir, arch_, opt_.defenses, opt_.compile_timeout_s);
+      request.use_server = opt_.reference_server;
+      (void)build_modelnew(request);
+    }
   } else {
     compile_request req = req_;
     req.scratch_dir = *scratch;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "compile/compiler.h"
@@ -24,6 +25,9 @@ struct modelnew_build_request {
   unsigned sandbox_uid = 0;  // the unprivileged user, where the judge is root
   bool isolate = true;       // own namespaces (needs root)
   double timeout_s = 120;
+  /// Forked by the candidate server (torch imported there once) where it
+  /// serves (worker/ref_server.h; not with CUDAL1_REF_SERVER=0).
+  bool use_server = true;
   /// Where precompiled <torch/extension.h> headers for this Python live
   /// (pch_folder()); empty: none used or made.
   std::string pch_dir;
@@ -35,6 +39,13 @@ struct modelnew_build_request {
 /// another owner, or writable by others, is refused: its header would go
 /// into every later build). Empty where CUDAL1_PCH=0 or it cannot be made.
 std::string pch_folder(const std::string& python);
+
+/// The environment of a ModelNew process, its build or its run worker,
+/// beside its own HOME and TMPDIR: the same for both, so that one candidate
+/// server (keyed by the variables torch reads at import, worker/ref_server.h)
+/// forks both, and CUDA_HOME, which torch's cpp_extension reads at import,
+/// is the judge's in either.
+std::vector<std::string> modelnew_environment();
 
 /// A request for `source_path` as a judgment makes it: the worker script and
 /// seal library from `data_dir`, the unprivileged user and own namespaces

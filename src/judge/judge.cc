@@ -355,8 +355,10 @@ bool judgment_run::build_python_candidate() {
   std::string copy = scratch_ + "/candidate.py";
   if (auto s = write_file_atomic(copy, *source); !s) return fail(verdict::compile_error, s.message());
   std::string arch = j_.backend == "cuda" ? j_.device.value("compute_capability", "9.0") : "";
-  auto out = build_modelnew(make_modelnew_request(copy, name, data_dir_, j_.python, cache_dir(), arch, opt_.defenses,
-                                                  opt_.compile_timeout_s));
+  modelnew_build_request request =
+      make_modelnew_request(copy, name, data_dir_, j_.python, cache_dir(), arch, opt_.defenses, opt_.compile_timeout_s);
+  request.use_server = opt_.reference_server;
+  auto out = build_modelnew(request);
   if (!out) return fail(verdict::compile_error, out.message());
   if (!record_build(*out, "building the extensions timed out", "importing or building the candidate failed",
                     out->cached ? "its build found in the cache"

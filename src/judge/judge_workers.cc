@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "compile/python_build.h"
 #include "task/python.h"
 #include "worker/ref_server.h"
 
@@ -266,12 +267,14 @@ status judgment_run::start_candidate() {
   // judge's environment: only what the worker and CUDA need.
   spawn.isolate = opt_.defenses && env_or("CUDAL1_NAMESPACES", "1") != "0";
   spawn.clean_env = true;
-  spawn.env = {"HOME=" + sandbox_dir_, "TMPDIR=" + sandbox_dir_, "LANG=C.UTF-8", "CUDA_CACHE_DISABLE=1"};
-  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"})
-    if (const char* v = std::getenv(name)) spawn.env.push_back(std::string(name) + "=" + v);
+  spawn.env = {"HOME=" + sandbox_dir_, "TMPDIR=" + sandbox_dir_};
   if (modelnew_) {
-    spawn.env.insert(spawn.env.end(), {"PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1", "OMP_WAIT_POLICY=PASSIVE"});
-    if (const char* v = std::getenv("PYTHONPATH")) spawn.env.push_back(std::string("PYTHONPATH=") + v);
+    // As its build's (compile/python_build.h): one candidate server forks both.
+    for (const std::string& kv : modelnew_environment()) spawn.env.push_back(kv);
+  } else {
+    spawn.env.insert(spawn.env.end(), {"LANG=C.UTF-8", "CUDA_CACHE_DISABLE=1"});
+    for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"})
+      if (const char* v = std::getenv(name)) spawn.env.push_back(std::string(name) + "=" + v);
   }
   spawn.limits.open_files = 256;
   spawn.limits.cpu_seconds = 3600;
