@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability placement window cpu-placement modelnew optimize optimize-bench queue competition)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability placement window cpu-placement modelnew nvcc-split optimize optimize-bench queue competition)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -61,6 +61,7 @@ for step in $steps; do
     cpu-placement) python3 bench/cpu_placement.py --save "$out/placement" ${PLACEMENT_ARGS:-} 2>&1 | tee "$out/placement.log"; tar czf "$out/placement.tgz" -C "$out" placement && rm -rf "$out/placement" ;;
     competition) python3 bench/competition_bench.py ${COMPETITION_ARGS:-} --save "$out" 2>&1 | tee "$out/competition-bench.log" ;;  # serve --competition with 3 CUDA submissions: the board's ranking beside cudal1 eval's
     modelnew) python3 bench/modelnew_bench.py ${MODELNEW_ARGS:-} --save "$out" 2>&1 | tee "$out/modelnew-bench.log" ;;
+    nvcc-split) python3 bench/nvcc_split_bench.py --runs ${NVCC_SPLIT_RUNS:-3} --save "$out" 2>&1 | tee "$out/nvcc-split-bench.log" ;;
   esac
 done
 echo "=== done (at ${SECONDS} s)"
