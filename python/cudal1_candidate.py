@@ -428,6 +428,9 @@ def import_candidate(path):
     return module
 
 
+BUILD_STARTED = "candidate-started"
+
+
 def build_main(a):
     load_seal(a.seal)
     net = seal_call("cudal1_isolate_network")
@@ -453,6 +456,9 @@ def build_main(a):
     manifest = {}
     notes = {"import_s": round(time.perf_counter() - began, 3)}
     patch_extensions_for_build(manifest, ext_dir, pch_dir, notes)
+    # From here on a failure is the candidate's: the judge starts a forked
+    # build that ended before this afresh (src/compile/python_build.cc).
+    open(os.path.join(out, BUILD_STARTED), "w").close()
     try:
         module = import_candidate(a.build)
         if not hasattr(module, "ModelNew"):

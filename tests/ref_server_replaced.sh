@@ -96,15 +96,19 @@ PY
 "$cudal1" eval "$swish/task.py" "$tmp/endless.py" --backend cpu --timeout 60 --cache-dir "$tmp/cache" --json -q \
   >/dev/null 2>&1 &
 judge_pid=$!
-ppid() { awk '{print $4}' "/proc/$1/stat" 2>/dev/null; }
+ppid() { awk '{print $4}' "/proc/$1/stat" 2>/dev/null || true; }  # a process may end while we look
 server=$(server_pid)
 worker=""
 for _ in $(seq 1 300); do
   # The worker is the server's grandchild: the server forks a keeper, the
-  # keeper forks the worker (a fork keeps the server's command line).
+  # keeper forks the worker (a fork keeps the server's command line). The
+  # candidate server forks the ModelNew build the same way, in its build
+  # folder: the run worker is the one in the judgment's sandbox folder.
   for p in $(pgrep -f -- "--serve" || true); do
     parent=$(ppid "$p")
-    [ -n "$parent" ] && [ "$parent" != "$server" ] && [ "$(ppid "$parent")" = "$server" ] && worker=$p
+    [ -n "$parent" ] && [ "$parent" != "$server" ] && [ "$(ppid "$parent")" = "$server" ] || continue
+    [ "$role" = cand ] && [[ "$(readlink "/proc/$p/cwd" 2>/dev/null || true)" != */sandbox ]] && continue
+    worker=$p
   done
   [ -n "$worker" ] && break
   sleep 0.1

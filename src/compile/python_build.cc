@@ -271,6 +271,19 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
     child.emplace(std::move(*spawned));
   }
   exit_info exit = child->wait_or_kill(req.timeout_s);
+  // A forked build that ended before it reached the candidate (the file
+  // cudal1_candidate.py writes first) failed in the server's process, not
+  // in the candidate's: it is started afresh once, as a run worker is.
+  const std::string started = work + "/candidate-started";
+  if (forked && !(exit.exited && exit.code == 0) && !file_exists(started) && seconds_since(start) < req.timeout_s) {
+    forked = false;
+    auto spawned = child_process::spawn(spawn);
+    if (!spawned) return spawned.err();
+    child.emplace(std::move(*spawned));
+    exit = child->wait_or_kill(req.timeout_s - seconds_since(start));
+  }
+  std::error_code marker_error;
+  std::filesystem::remove(started, marker_error);
   out.seconds = seconds_since(start);
   out.command = spawn.argv;
   auto log = read_file(spawn.log_path);
