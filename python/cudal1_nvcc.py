@@ -112,8 +112,9 @@ def tool(cmd):
 
 
 def plan(cmds):
-    """(host branch, device branch, joined steps, deps target, module id file)
-    or None where the commands are not the expected single-file compile."""
+    """(host branch, device branch, joined steps, the dependency file or
+    None, the module id file, the source's path as cudafe++ is given it), or
+    None where the commands are not the expected single-file compile."""
     host, device, final, deps, module_id = [], [], [], None, None
     counts = {}
     for cmd in cmds:
