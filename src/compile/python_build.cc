@@ -238,29 +238,13 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   spawn.limits.file_bytes = 1ull << 30;
   // Forked by the candidate server where it serves: torch is imported there
   // already (3.5 s of a 27 s cold build on the H200 machine). The process is
-  // made as the spawn below would make it (python/cudal1_candidate.py
-  // start_forked_worker: its arguments, folder, environment, limits and
-  // namespaces travel with the request); else it is started afresh.
+  // made as the spawn below would make it (candidate_fork_request); else it
+  // is started afresh.
   std::optional<child_process> child;
   bool forked = false;
   if (req.use_server && reference_server_enabled()) {
-    reference_fork_request fork;
-    fork.role = "cand";
-    fork.python = req.python;
-    fork.script = req.script;
-    fork.key_files = {"cudal1_forkserver.py", "cudal1_clock.py"};
-    fork.log_path = spawn.log_path;
-    fork.clean_env = true;
-    fork.env = spawn.env;
-    fork.exit_status = true;
-    const process_limits& l = spawn.limits;
-    fork.payload = {{"args", std::vector<std::string>(spawn.argv.begin() + 3, spawn.argv.end())},
-                    {"cwd", spawn.working_dir},
-                    {"isolate", spawn.isolate},
-                    {"limits", {{"cpu_seconds", l.cpu_seconds}, {"address_bytes", l.address_bytes},
-                                {"open_files", l.open_files}, {"processes", l.processes}, {"file_bytes", l.file_bytes}}}};
     bool unusable = false;
-    if (auto made = fork_reference(fork, &unusable)) {
+    if (auto made = fork_reference(candidate_fork_request(spawn), &unusable)) {
       child.emplace(std::move(*made));
       forked = true;
     }

@@ -317,22 +317,8 @@ status judgment_run::start_candidate() {
 // the server cannot serve: the judge then starts the worker itself.
 bool judgment_run::fork_candidate(const worker_spawn& spawn) {
   if (!reference_server_enabled() || !opt_.reference_server) return false;
-  reference_fork_request req;
-  req.role = "cand";
-  req.python = spawn.argv[0];
-  req.script = spawn.argv[2];
-  req.key_files = {"cudal1_forkserver.py", "cudal1_clock.py"};
-  req.log_path = spawn.log_path;
-  req.clean_env = true;
-  req.env = spawn.env;
+  reference_fork_request req = candidate_fork_request(spawn);
   req.use_remembered = opt_.python.empty();
-  req.exit_status = true;
-  const process_limits& l = spawn.limits;
-  req.payload = {{"args", std::vector<std::string>(spawn.argv.begin() + 3, spawn.argv.end())},
-                 {"cwd", spawn.working_dir},
-                 {"isolate", spawn.isolate},
-                 {"limits", {{"cpu_seconds", l.cpu_seconds}, {"address_bytes", l.address_bytes},
-                             {"open_files", l.open_files}, {"processes", l.processes}, {"file_bytes", l.file_bytes}}}};
   bool unusable = false;
   auto child = fork_reference(req, &unusable);
   if (!child) {

@@ -357,6 +357,25 @@ result<child_process> request_worker(int sock, const reference_fork_request& req
 
 }  // namespace
 
+reference_fork_request candidate_fork_request(const worker_spawn& spawn) {
+  reference_fork_request req;
+  req.role = "cand";
+  req.python = spawn.argv[0];
+  req.script = spawn.argv[2];
+  req.key_files = {"cudal1_forkserver.py", "cudal1_clock.py"};
+  req.log_path = spawn.log_path;
+  req.clean_env = true;
+  req.env = spawn.env;
+  req.exit_status = true;
+  const process_limits& l = spawn.limits;
+  req.payload = {{"args", std::vector<std::string>(spawn.argv.begin() + 3, spawn.argv.end())},
+                 {"cwd", spawn.working_dir},
+                 {"isolate", spawn.isolate},
+                 {"limits", {{"cpu_seconds", l.cpu_seconds}, {"address_bytes", l.address_bytes},
+                             {"open_files", l.open_files}, {"processes", l.processes}, {"file_bytes", l.file_bytes}}}};
+  return req;
+}
+
 bool reference_server_enabled() { return env_or("CUDAL1_REF_SERVER", "1") != "0"; }
 
 result<child_process> fork_reference(const reference_fork_request& req, bool* python_unusable) {

@@ -52,6 +52,13 @@ struct reference_fork_request {
   bool exit_status = false;
 };
 
+/// The candidate server's request for the process `spawn` would start
+/// (argv: PYTHON -u cudal1_candidate.py ARGS...): its arguments, folder,
+/// environment (clean), limits and namespaces travel with the request
+/// (python/cudal1_candidate.py start_forked_worker), and its exit status
+/// comes back. Used for ModelNew run workers and builds alike.
+reference_fork_request candidate_fork_request(const worker_spawn& spawn);
+
 /// A fresh worker forked by the server for `python` (started, or
 /// replaced, if need be). Errors: the server cannot start (e.g. torch does
 /// not import; the message says so), or neither it nor its replacement
