@@ -362,7 +362,9 @@ reference_fork_request candidate_fork_request(const worker_spawn& spawn) {
   req.role = "cand";
   req.python = spawn.argv[0];
   req.script = spawn.argv[2];
-  req.key_files = {"cudal1_forkserver.py", "cudal1_clock.py"};
+  // cudal1_nvcc.py too: the server's builds run the driver beside its own
+  // script, so a judge of another install gets a server of its own.
+  req.key_files = {"cudal1_forkserver.py", "cudal1_clock.py", "cudal1_nvcc.py"};
   req.log_path = spawn.log_path;
   req.clean_env = true;
   req.env = spawn.env;
