@@ -446,6 +446,12 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
       first->total_s += second->total_s;
       return first;
     }
+    // Its build was the first judgment's (the cache): how that was made
+    // stays said.
+    for (auto& c : second->checks)
+      if (c.name == "compile" && c.reason.rfind("found in the compile cache", 0) == 0)
+        for (const auto& made : first->checks)
+          if (made.name == "compile" && made.reason != c.reason) c.reason += " (made by the first judgment: " + made.reason + ")";
     second->checks.push_back({"timer_cross_check_again", second->outcome != verdict::rejected || !again ||
                                                              again->value("agrees", true),
                               why});
