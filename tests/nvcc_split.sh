@@ -102,8 +102,9 @@ EOF
 for k in ka kb; do
   "$py" "$driver" "$nvcc" -gencode=arch=compute_90,code=sm_90 -Xcompiler -fPIC -DKNAME=$k -c w.cu -o b/w_$k.o
 done
-cudalib=$(dirname "$(dirname "$(readlink -f "$nvcc")")")/lib64
-g++ -shared b/w_ka.o b/w_kb.o -L"$cudalib" -lcudart -o b/w.so 2> b/link.log || { echo "FAIL: two objects of one source did not link"; cat b/link.log; exit 1; }
+# nvcc links them: it knows where its runtime library is (on a machine whose
+# nvcc on PATH is a wrapper script, the folder above it is not CUDA's).
+"$nvcc" -shared --cudart shared b/w_ka.o b/w_kb.o -o b/w.so 2> b/link.log || { echo "FAIL: two objects of one source did not link"; cat b/link.log; exit 1; }
 echo "one source, two flag sets: linked ($(strings -a b/w_ka.o | grep -oE '_cudal1_[0-9a-f]{16}' | head -1) and $(strings -a b/w_kb.o | grep -oE '_cudal1_[0-9a-f]{16}' | head -1))"
 
 # nvcc's own warnings come through; --dryrun shows the steps and builds nothing.
