@@ -185,6 +185,14 @@ result<cpu_pins> choose_cpus(const std::string& choice, const std::string& backe
 /// the reference that runs after it.
 nlohmann::json order_effect(const std::vector<double>& ref_ms, const std::vector<bool>& ref_first);
 
+/// After a first judgment rejected for a clock disagreement, whether a second
+/// judgment, correct but with a clock check that could not vouch for the
+/// window (`conclusive` false), clears it: only where that check found
+/// nothing missing, its candidate's excess within its tolerance of the
+/// probes' (not in the grey zone), over all pairs and over the full-speed
+/// pairs alike. `judge_clock` is the second judgment's.
+bool inconclusive_recheck_clears(const nlohmann::json& judge_clock);
+
 /// The backend a candidate file runs on: "cuda" for .cu, "cpu" for .cpp/.cc;
 /// checks an explicit choice against the extension.
 result<std::string> resolve_backend(const std::string& candidate_path, const std::string& requested);
