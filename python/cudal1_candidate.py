@@ -456,6 +456,8 @@ def build_main(a):
     manifest = {}
     notes = {"import_s": round(time.perf_counter() - began, 3)}
     patch_extensions_for_build(manifest, ext_dir, pch_dir, notes)
+    if os.environ.get("CUDAL1_FAULT_INJECT") == "forked-build-dies":
+        os._exit(75)  # the tests' stand-in for a fork that failed in the server's state (pch_build.sh)
     # From here on a failure is the candidate's: the judge starts a forked
     # build that ended before this afresh (src/compile/python_build.cc).
     open(os.path.join(out, BUILD_STARTED), "w").close()

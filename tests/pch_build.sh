@@ -41,4 +41,15 @@ echo "--no-ref-server: verdict $verdict; compile: $reason"
 [ "$verdict" = correct ] || { echo "FAIL: verdict $verdict with --no-ref-server"; exit 1; }
 grep -q "forked by" <<<"$reason" && { echo "FAIL: --no-ref-server, and the build was forked"; exit 1; }
 grep -q "precompiled <torch/extension.h> (O3)" <<<"$reason" || { echo "FAIL: the build started afresh did not use the header"; exit 1; }
+# A forked build that ends before it reaches the candidate (here made to, by
+# the judge's fault injection) is started afresh once, and builds the same.
+out=$(CUDAL1_FAULT_INJECT=forked-build-dies "$cudal1" eval "$swish/task.py" "$swish/cpu/modelnew_inline.py" --backend cpu \
+  --python "$python" --time-budget 0.5 --recheck-above 0 --recheck-above-best 0 --cache-dir "$tmp/cache-retry" --json -q)
+verdict=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["verdict"])' <<<"$out")
+reason=$(python3 -c 'import json,sys; j=json.loads(sys.stdin.readline()); print([c["reason"] for c in j["checks"] if c["name"]=="compile"][0])' <<<"$out")
+echo "a forked build that died: verdict $verdict; compile: $reason"
+[ "$verdict" = correct ] || { echo "FAIL: verdict $verdict after a forked build died"; exit 1; }
+grep -q "started afresh: the candidate server's fork ended before it reached the candidate" <<<"$reason" ||
+  { echo "FAIL: the build's retry was not said"; exit 1; }
+grep -q "forked by" <<<"$reason" && { echo "FAIL: the retried build says it was forked"; exit 1; }
 echo "PASS"

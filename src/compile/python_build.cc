@@ -244,7 +244,13 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   bool forked = false;
   if (req.use_server && reference_server_enabled()) {
     bool unusable = false;
-    if (auto made = fork_reference(candidate_fork_request(spawn), &unusable)) {
+    // For the tests only (the judge's environment, out of a candidate's
+    // reach): CUDAL1_FAULT_INJECT=forked-build-dies has the forked build end
+    // before it reaches the candidate, so the retry below is exercised.
+    worker_spawn forked_spawn = spawn;
+    if (const char* fault = std::getenv("CUDAL1_FAULT_INJECT"); fault && std::string(fault) == "forked-build-dies")
+      forked_spawn.env.push_back("CUDAL1_FAULT_INJECT=forked-build-dies");
+    if (auto made = fork_reference(candidate_fork_request(forked_spawn), &unusable)) {
       child.emplace(std::move(*made));
       forked = true;
     }
@@ -259,8 +265,10 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   // cudal1_candidate.py writes first) failed in the server's process, not
   // in the candidate's: it is started afresh once, as a run worker is.
   const std::string started = work + "/candidate-started";
+  bool retried = false;
   if (forked && !(exit.exited && exit.code == 0) && !file_exists(started) && seconds_since(start) < req.timeout_s) {
     forked = false;
+    retried = true;
     auto spawned = child_process::spawn(spawn);
     if (!spawned) return spawned.err();
     child.emplace(std::move(*spawned));
@@ -288,6 +296,9 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   }
   out.notes = read_build_notes(req, work + "/manifest.json");
   if (forked) out.notes += std::string(out.notes.empty() ? "" : "; ") + "forked by the candidate server";
+  if (retried)
+    out.notes += std::string(out.notes.empty() ? "" : "; ") +
+                 "started afresh: the candidate server's fork ended before it reached the candidate";
   remove_tree(work + "/tmp");
   std::filesystem::remove(candidate);
   std::error_code ec;
