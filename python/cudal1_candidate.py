@@ -494,6 +494,7 @@ class Worker:
         self.model = None
         self.probe_only = True
         self.driver = None
+        self.pending = None  # the last run's result, until its collect
 
     # device facts, as the native worker's hello gives them
     def facts(self):
@@ -733,10 +734,23 @@ class Worker:
                  "cache_tampering": self.persisting_l2(reset=False) if self.backend == "cuda" else ""}
         if cmd.get("census"):
             reply["census"] = "not available for ModelNew candidates yet"
-        problem = self.take_outputs(result)
-        if problem:
-            reply["output_problem"] = problem
+        # The outputs wait for the collect request: the judge names where
+        # they go only after the reference's process has seen that nothing
+        # wrote there during the window. Copied in this request, a forward
+        # that wrote the judge's buffers itself (found through the worker)
+        # skipped a copy the judge's probes pay, and could take that much
+        # off its window unseen (an attack review).
+        self.pending = result
         return reply
+
+    def collect(self, cmd):
+        """The outputs of the last run, checked and copied into the call's
+        outputs at the arena the judge names."""
+        result, self.pending = self.pending, None
+        with self.own_code():
+            self.place_call(cmd)
+        problem = self.take_outputs(result)
+        return {"ok": True, "output_problem": problem} if problem else {"ok": True}
 
     def own_code(self):
         """A context in which torch functions reach no candidate's override."""
@@ -758,6 +772,8 @@ class Worker:
         if len(outs) != len(self.outs):
             return ("wrong_output", f"forward returned {len(outs)} outputs, the task's Model returns {len(self.outs)}")
         for i, (got, want) in enumerate(zip(outs, self.outs)):
+            if not isinstance(got, torch.Tensor):
+                return ("wrong_output", f"output {i} is a {type(got).__module__}.{type(got).__name__}, not a tensor")
             if type(got) is not torch.Tensor:
                 return ("lazy_output", f"output {i} is a {type(got).__module__}.{type(got).__name__}, not a plain "
                                        "torch.Tensor (a subclass or proxy can compute when read, outside the window)")
@@ -827,7 +843,7 @@ def run_main(a):
     except BaseException as e:  # noqa: B902
         send({"ok": False, "kind": "no_device", "message": short_trace(e)})
         return 1
-    handlers = {"load": worker.load, "open": worker.open_candidate, "run": worker.run,
+    handlers = {"load": worker.load, "open": worker.open_candidate, "run": worker.run, "collect": worker.collect,
                 "return_params": worker.return_params}
     for line in commands:
         try:
@@ -844,7 +860,7 @@ def run_main(a):
                 raise RuntimeError(f"unknown command {op}")
             reply = handlers[op](cmd)
         except BaseException as e:  # noqa: B902
-            reply = {"ok": False, "kind": "runtime_error" if op == "run" else "internal",
+            reply = {"ok": False, "kind": "runtime_error" if op in ("run", "collect") else "internal",
                      "message": short_trace(e)}
         reply["id"] = cmd.get("id")
         send(reply)

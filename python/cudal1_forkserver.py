@@ -93,7 +93,45 @@ def receive_request(conn):
         msg += more
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
     peer_pid = struct.unpack("3i", creds)[0]
+    why = sealed_peer(peer_pid)
+    if why:
+        for fd in fds:
+            os.close(fd)
+        raise ValueError(f"refused a request from pid {peer_pid}, which runs under more restriction than this server "
+                         f"({why}): a sealed worker's, not a judge's")
     return json.loads(msg), fds, peer_pid
+
+
+def proc_status(pid):
+    """/proc/PID/status as a dict of its fields."""
+    fields = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            fields[key] = value.strip()
+    return fields
+
+
+def sealed_peer(pid):
+    """Why the process behind a connection is a sealed worker (or a process
+    it started), or None for one that runs as this server does, as a judge
+    does. Landlock does not cover connecting to a named unix socket, so
+    where the sandbox cannot change the user (a judge that is not root), a
+    sealed candidate could reach this socket and ask for an unsealed process
+    (an attack review). A sealed process has its own PID namespace where
+    the machine gives one, and always no_new_privs and seccomp filters this
+    server has not."""
+    try:
+        if os.stat(f"/proc/{pid}/ns/pid").st_ino != os.stat("/proc/self/ns/pid").st_ino:
+            return "another PID namespace"
+        me, peer = proc_status("self"), proc_status(pid)
+        if int(peer.get("NoNewPrivs", "0")) > int(me.get("NoNewPrivs", "0")):
+            return "no_new_privs set"
+        if int(peer.get("Seccomp_filters", "0")) > int(me.get("Seccomp_filters", "0")):
+            return "more seccomp filters"
+    except (OSError, ValueError) as e:
+        return f"its /proc entry cannot be read: {e}"
+    return None
 
 
 def serve(socket_path, idle_s, name, fork_one):

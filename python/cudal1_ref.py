@@ -461,6 +461,7 @@ class Reference:
         for spec in self.arg_specs:
             self.view(spec, at).copy_(self.view(spec))
         pattern = 0x5A if msg.get("sentinel", 0) else 0xFF
+        self.staged_pattern = pattern
         for spec in self.out_specs:
             v = self.view(spec, at)
             if v.is_floating_point():
@@ -470,6 +471,36 @@ class Reference:
                 raw.fill_(pattern)
         self.sync()
         return {"ok": True}
+
+    def untouched(self, msg):
+        """Which outputs were written since stage filled them with sentinels.
+        For a ModelNew, between its run (the window) and its collect (the
+        worker's copy): its forward has no business with these buffers, and
+        one that wrote them itself skipped the copy the judge's probes pay.
+        4096 positions of each output, drawn here, out of the candidate's
+        sight (a forward that wrote a share f of an output passes with
+        probability (1-f)^4096)."""
+        at = self.arena_at(msg)
+        if getattr(self, "sample_gen", None) is None:
+            self.sample_gen = torch.Generator(device=self.exchange.device)
+            self.sample_gen.manual_seed(int.from_bytes(os.urandom(8), "little") >> 1)
+        written = []
+        for spec in self.out_specs:
+            v = self.view(spec, at)
+            floating = v.is_floating_point()
+            flat = v.reshape(-1) if floating else self.exchange[at + spec["offset"]:at + spec["offset"] + spec["nbytes"]]
+            n = flat.numel()
+            if n == 0:
+                continue
+            if n <= 4096:
+                idx = torch.arange(n, device=flat.device)
+            else:
+                idx = torch.randint(0, n, (4096,), generator=self.sample_gen, device=flat.device)
+            picked = flat[idx]
+            changed = ~torch.isnan(picked) if floating else picked != self.staged_pattern
+            if bool(changed.any()):
+                written.append(spec["name"])
+        return {"ok": True, "written": written}
 
     def sync(self):
         if self.device.type == "cuda":
@@ -839,7 +870,7 @@ def serve_requests(commands, replies, sandbox=None):
     reply(hello)
     ref = Reference()
     handlers = {"init": ref.init, "prepare": ref.prepare, "run": ref.run, "check": ref.check,
-                "flush": lambda msg: (ref.flush(), {"ok": True})[1], "stage": ref.stage,
+                "flush": lambda msg: (ref.flush(), {"ok": True})[1], "stage": ref.stage, "untouched": ref.untouched,
                 "check_params": ref.check_params, "audit_task": ref.audit_task}
     for line in commands:
         msg = json.loads(line)

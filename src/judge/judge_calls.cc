@@ -191,6 +191,41 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
     return;
   }
   j_.requests_ms["run"].push_back(r.wall_ms);
+  if (modelnew_) {
+    // A ModelNew's outputs are copied into the call's outputs by a request
+    // of their own, after the reference's process has seen that nothing
+    // wrote there during the window: a forward that wrote them itself (it
+    // can find them through the worker it shares a process with) would skip
+    // the copy the probes pay and could take that much off its window
+    // unseen, on the GPU about as long as a memory-bound kernel (an attack
+    // review). The judge's time for the call is both requests'.
+    worker_reply seen = reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
+    if (seen.what != worker_reply::kind::ok) {
+      t.err_reply = seen;
+      t.doing = "checking the outputs' sentinels after the window";
+      t.reference_failed = true;
+      return;
+    }
+    j_.requests_ms["untouched"].push_back(seen.wall_ms);
+    if (seen.body.contains("written") && seen.body["written"].is_array() && !seen.body["written"].empty()) {
+      reject("output_aliasing", "ModelNew.forward wrote the judge's output buffers " + seen.body["written"].dump() +
+                                    " itself during the window (they are filled only by the worker's copy after it; "
+                                    "reaching them takes digging through the worker) (call " +
+                                    std::to_string(j_.calls + 1) + ")");
+      t.run = std::move(r);
+      t.ok = true;
+      return;
+    }
+    worker_reply got = candidate_->request({{"op", "collect"}, {"arena", t.arena}, {"shift", t.shift}}, opt_.call_timeout_s);
+    if (got.what != worker_reply::kind::ok) {
+      t.err_reply = got;
+      t.doing = "collecting ModelNew.forward's outputs";
+      return;
+    }
+    j_.requests_ms["collect"].push_back(got.wall_ms);
+    r.wall_ms += got.wall_ms;
+    if (got.body.contains("output_problem")) r.body["output_problem"] = got.body["output_problem"];
+  }
   t.excess_ms = r.wall_ms - r.body.value("ms", 0.0);
   t.run = std::move(r);
   run_census_verdict(t.run.body);

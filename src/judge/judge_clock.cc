@@ -56,8 +56,14 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
     if (!full_speed_pairs) add_check("timer_cross_check", true, "the worker's time never exceeded the judge's wall clock");
     return true;
   }
-  // (The summary is not made yet: the worker's median from its samples.)
-  double median = summarize_samples(j_.candidate.samples_ms).median_ms;
+  // (The summary is not made yet: the worker's median from its samples,
+  // its own as reported: in the full-speed pass the judge's clock may have
+  // raised them already, and a raised median loosens the tolerance.)
+  const std::vector<double> worker_ms =
+      judge_clock_used_ && j_.judge_clock.contains("worker_samples_ms")
+          ? j_.judge_clock["worker_samples_ms"].get<std::vector<double>>()
+          : j_.candidate.samples_ms;
+  double median = summarize_samples(worker_ms).median_ms;
   // The probes are chosen by the judge's own time for the calls, never by
   // the window the worker reports: a forged window chose the probe length,
   // and with it the overhead it was compared with (attack review: a
