@@ -28,6 +28,9 @@ namespace {
 // Variables that torch or its libraries read when torch is imported: a
 // server started under other values would not match this judgment.
 bool affects_import(const std::string& name) {
+  // PATH too: torch.utils.cpp_extension takes CUDA_HOME from the nvcc on it
+  // at import when CUDA_HOME is unset (an attack review).
+  if (name == "PATH") return true;
   for (const char* prefix : {"CUDA_", "OMP_", "MKL_", "TORCH", "PYTORCH", "LD_", "PYTHON", "NVIDIA_", "KMP_", "GOMP_"})
     if (name.rfind(prefix, 0) == 0) return true;
   return false;
