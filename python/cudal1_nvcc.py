@@ -125,13 +125,16 @@ def plan(cmds):
         elif t == "host" and "-c" in words:
             t = "compile"
         counts[t] = counts.get(t, 0) + 1
+        if t in ("pp-host", "pp-device", "compile") and "-o" not in words:
+            return None  # the dependency file is laid out from their -o: nvcc's own way instead
         if t == "pp-host":
             host.append(cmd)
         elif t == "cudafe++":
             if "--gen_module_id_file" not in words or "--module_id_file_name" not in words:
                 return None
             module_id = words[words.index("--module_id_file_name") + 1]
-            host.append(cmd.replace("--gen_module_id_file ", "", 1))
+            # The word itself, never the text inside a path that holds it.
+            host.append(re.sub(r"(?:(?<=\s)|^)--gen_module_id_file(?:\s+|$)", "", cmd, count=1))
         elif t in ("pp-device", "cicc", "ptxas", "fatbinary"):
             device.append(cmd)
         elif t == "deps":
