@@ -769,6 +769,10 @@ class Worker:
         costs what a call's does: the judge's clock check relies on it)."""
         torch = self.torch
         outs = list(result) if isinstance(result, (tuple, list)) else [result]
+        # A Python number, as the task's Model may return (the reference's
+        # as_output_list takes it): a tensor of the output's dtype.
+        outs = [torch.tensor(o, dtype=w.dtype, device=w.device) if isinstance(o, (bool, int, float)) else o
+                for o, w in zip(outs, self.outs)] + outs[len(self.outs):]
         if len(outs) != len(self.outs):
             return ("wrong_output", f"forward returned {len(outs)} outputs, the task's Model returns {len(self.outs)}")
         for i, (got, want) in enumerate(zip(outs, self.outs)):

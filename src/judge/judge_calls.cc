@@ -198,7 +198,7 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
     // can find them through the worker it shares a process with) would skip
     // the copy the probes pay and could take that much off its window
     // unseen, on the GPU about as long as a memory-bound kernel (an attack
-    // review). The judge's time for the call is both requests'.
+    // review). The judge's time for the call is all three requests'.
     worker_reply seen = reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
     if (seen.what != worker_reply::kind::ok) {
       t.err_reply = seen;
@@ -223,7 +223,10 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
       return;
     }
     j_.requests_ms["collect"].push_back(got.wall_ms);
-    r.wall_ms += got.wall_ms;
+    // The sentinel check's time counts too: the worker is stopped then, but
+    // on the GPU kernels it queued without waiting for them (a patched
+    // window) would run on through it, unpaid (an attack review).
+    r.wall_ms += seen.wall_ms + got.wall_ms;
     if (got.body.contains("output_problem")) r.body["output_problem"] = got.body["output_problem"];
   }
   t.excess_ms = r.wall_ms - r.body.value("ms", 0.0);

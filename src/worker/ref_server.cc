@@ -381,7 +381,15 @@ reference_fork_request candidate_fork_request(const worker_spawn& spawn) {
   return req;
 }
 
-bool reference_server_enabled() { return env_or("CUDAL1_REF_SERVER", "1") != "0"; }
+// Only for a root judge: its sealed workers run as another user, which cannot
+// enter the servers' private folder. Landlock does not cover connecting to a
+// named unix socket, so a judge that is not root (its workers keep its user)
+// would leave a sealed candidate a way to ask a server for an unsealed
+// process; the servers' own peer check (cudal1_forkserver.sealed_peer) rests
+// there on no_new_privs alone, which a judge under a no-new-privileges
+// container shares (an attack review, 2026-12-05). Such a judge starts its
+// workers afresh.
+bool reference_server_enabled() { return env_or("CUDAL1_REF_SERVER", "1") != "0" && geteuid() == 0; }
 
 result<child_process> fork_reference(const reference_fork_request& req, bool* python_unusable) {
   *python_unusable = false;
