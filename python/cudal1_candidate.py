@@ -734,13 +734,24 @@ class Worker:
                  "cache_tampering": self.persisting_l2(reset=False) if self.backend == "cuda" else ""}
         if cmd.get("census"):
             reply["census"] = "not available for ModelNew candidates yet"
-        # The outputs wait for the collect request: the judge names where
-        # they go only after the reference's process has seen that nothing
-        # wrote there during the window. Copied in this request, a forward
-        # that wrote the judge's buffers itself (found through the worker)
-        # skipped a copy the judge's probes pay, and could take that much
-        # off its window unseen (an attack review).
+        # No copy of the outputs in this request: any work this process does
+        # after the window, a copy included, is work candidate code can do
+        # instead (a last pass of forward in place of the copy the probes
+        # pay, an attack review). On the CPU the reference's process reads
+        # them from this stopped process's memory (process_vm_readv), at what
+        # this reply says; elsewhere a collect request copies them, after the
+        # reference's process has seen that nothing wrote there during the
+        # window. Either way they stay alive here until the next run.
         self.pending = result
+        if self.backend == "cpu":
+            with self.own_code():
+                problem, outs = self._checked_outputs(result)
+            if problem:
+                reply["output_problem"] = problem
+            else:
+                self.pending = outs
+                reply["outputs"] = [{"ptr": o.data_ptr(), "shape": list(o.shape), "strides": list(o.stride()),
+                                     "itemsize": o.element_size()} for o in outs]
         return reply
 
     def collect(self, cmd):
@@ -762,11 +773,21 @@ class Worker:
             return self._take_outputs(result)
 
     def _take_outputs(self, result):
-        """What forward returned must be plain tensors of the reference's
-        dtypes and shapes, on the device (a subclass or proxy could compute
-        when read, outside the window); they are copied into the call's
+        """The outputs checked (_checked_outputs), then copied into the call's
         outputs after the window (a probe's results too, so a probe's request
         costs what a call's does: the judge's clock check relies on it)."""
+        problem, outs = self._checked_outputs(result)
+        if problem:
+            return problem
+        for got, want in zip(outs, self.outs):
+            self.raw_copy(want, got)
+        self.sync()
+        return None
+
+    def _checked_outputs(self, result):
+        """(problem, outputs): what forward returned must be plain tensors of
+        the reference's dtypes and shapes, on the device (a subclass or proxy
+        could compute when read, outside the window)."""
         torch = self.torch
         outs = list(result) if isinstance(result, (tuple, list)) else [result]
         # A Python number, as the task's Model may return (the reference's
@@ -774,20 +795,17 @@ class Worker:
         outs = [torch.tensor(o, dtype=w.dtype, device=w.device) if isinstance(o, (bool, int, float)) else o
                 for o, w in zip(outs, self.outs)] + outs[len(self.outs):]
         if len(outs) != len(self.outs):
-            return ("wrong_output", f"forward returned {len(outs)} outputs, the task's Model returns {len(self.outs)}")
+            return ("wrong_output", f"forward returned {len(outs)} outputs, the task's Model returns {len(self.outs)}"), None
         for i, (got, want) in enumerate(zip(outs, self.outs)):
             if not isinstance(got, torch.Tensor):
-                return ("wrong_output", f"output {i} is a {type(got).__module__}.{type(got).__name__}, not a tensor")
+                return ("wrong_output", f"output {i} is a {type(got).__module__}.{type(got).__name__}, not a tensor"), None
             if type(got) is not torch.Tensor:
                 return ("lazy_output", f"output {i} is a {type(got).__module__}.{type(got).__name__}, not a plain "
-                                       "torch.Tensor (a subclass or proxy can compute when read, outside the window)")
+                                       "torch.Tensor (a subclass or proxy can compute when read, outside the window)"), None
             if got.dtype != want.dtype or tuple(got.shape) != tuple(want.shape) or got.device.type != want.device.type:
                 return ("wrong_output", f"output {i} is {got.dtype} {list(got.shape)} on {got.device}, the task's is "
-                                        f"{want.dtype} {list(want.shape)} on {want.device}")
-        for got, want in zip(outs, self.outs):
-            self.raw_copy(want, got)
-        self.sync()
-        return None
+                                        f"{want.dtype} {list(want.shape)} on {want.device}"), None
+        return None, outs
 
     def return_params(self, cmd):
         state = self.model.state_dict() if self.model is not None else self.params

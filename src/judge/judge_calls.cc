@@ -191,48 +191,71 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
     return;
   }
   j_.requests_ms["run"].push_back(r.wall_ms);
-  if (modelnew_) {
-    // A ModelNew's outputs are copied into the call's outputs by a request
-    // of their own, after the reference's process has seen that nothing
-    // wrote there during the window: a forward that wrote them itself (it
-    // can find them through the worker it shares a process with) would skip
-    // the copy the probes pay and could take that much off its window
-    // unseen, on the GPU about as long as a memory-bound kernel (an attack
-    // review). The judge's time for the call is all three requests'.
-    worker_reply seen = reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
-    if (seen.what != worker_reply::kind::ok) {
-      t.err_reply = seen;
-      t.doing = "checking the outputs' sentinels after the window";
-      t.reference_failed = true;
-      return;
-    }
-    j_.requests_ms["untouched"].push_back(seen.wall_ms);
-    if (seen.body.contains("written") && seen.body["written"].is_array() && !seen.body["written"].empty()) {
-      reject("output_aliasing", "ModelNew.forward wrote the judge's output buffers " + seen.body["written"].dump() +
-                                    " itself during the window (they are filled only by the worker's copy after it; "
-                                    "reaching them takes digging through the worker) (call " +
-                                    std::to_string(j_.calls + 1) + ")");
-      t.run = std::move(r);
-      t.ok = true;
-      return;
-    }
-    worker_reply got = candidate_->request({{"op", "collect"}, {"arena", t.arena}, {"shift", t.shift}}, opt_.call_timeout_s);
-    if (got.what != worker_reply::kind::ok) {
-      t.err_reply = got;
-      t.doing = "collecting ModelNew.forward's outputs";
-      return;
-    }
-    j_.requests_ms["collect"].push_back(got.wall_ms);
-    // The sentinel check's time counts too: the worker is stopped then, but
-    // on the GPU kernels it queued without waiting for them (a patched
-    // window) would run on through it, unpaid (an attack review).
-    r.wall_ms += seen.wall_ms + got.wall_ms;
-    if (got.body.contains("output_problem")) r.body["output_problem"] = got.body["output_problem"];
-  }
+  if (modelnew_ && !collect_outputs(t, r, probe_ms > 0)) return;
   t.excess_ms = r.wall_ms - r.body.value("ms", 0.0);
   t.run = std::move(r);
   run_census_verdict(t.run.body);
   t.ok = true;
+}
+
+// A ModelNew's outputs after its run request, into the call's outputs. No
+// work of the worker's after its window may sit in the baseline the probes
+// set: candidate code can do any such work instead, a last pass of forward in
+// place of a copy (attack reviews, 2026-12-05). First the reference's process
+// checks the outputs still hold stage's sentinels: a forward that wrote them
+// itself (it finds them through the worker it shares a process with) is
+// rejected. Then, on the CPU, the reference's process reads the outputs from
+// the stopped worker at what its run reply says (collect_from), outside any
+// request of the candidate's; where it may not (decided by the first probe,
+// before the candidate loaded) and on CUDA, the worker copies them in a
+// collect request, and the call's time is all three requests' (on the GPU,
+// kernels queued without waiting would run on through the sentinel check).
+// False where the call ended (t says how); r.body gets any output problem.
+bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) {
+  worker_reply seen = reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
+  if (seen.what != worker_reply::kind::ok) {
+    t.err_reply = seen;
+    t.doing = "checking the outputs' sentinels after the window";
+    t.reference_failed = true;
+    return false;
+  }
+  j_.requests_ms["untouched"].push_back(seen.wall_ms);
+  if (seen.body.contains("written") && seen.body["written"].is_array() && !seen.body["written"].empty()) {
+    reject("output_aliasing", "ModelNew.forward wrote the judge's output buffers " + seen.body["written"].dump() +
+                                  " itself during the window (they are filled only after it; reaching them takes "
+                                  "digging through the worker) (call " + std::to_string(j_.calls + 1) + ")");
+    t.run = std::move(r);
+    t.ok = true;
+    return false;
+  }
+  if (direct_collect_ && j_.backend == "cpu" && !r.body.contains("output_problem")) {
+    worker_reply got = reference_->request({{"op", "collect_from"}, {"pid", candidate_->pid()}, {"arena", t.arena},
+                                            {"shift", t.shift}, {"outputs", r.body.value("outputs", json())}},
+                                           kRefCallTimeoutS);
+    if (got.what != worker_reply::kind::ok) {
+      t.err_reply = got;
+      t.doing = "reading the outputs from the worker's memory";
+      t.reference_failed = true;
+      return false;
+    }
+    j_.requests_ms["collect_from"].push_back(got.wall_ms);
+    if (!(got.body.contains("unavailable") && probe)) {
+      std::string problem = got.body.value("problem", got.body.value("unavailable", ""));
+      if (!problem.empty()) r.body["output_problem"] = {"wrong_output", problem};
+      return true;
+    }
+    direct_collect_ = false;  // this machine's doing, before the candidate loaded: the worker copies them instead
+  }
+  worker_reply got = candidate_->request({{"op", "collect"}, {"arena", t.arena}, {"shift", t.shift}}, opt_.call_timeout_s);
+  if (got.what != worker_reply::kind::ok) {
+    t.err_reply = got;
+    t.doing = "collecting ModelNew.forward's outputs";
+    return false;
+  }
+  j_.requests_ms["collect"].push_back(got.wall_ms);
+  r.wall_ms += seen.wall_ms + got.wall_ms;
+  if (got.body.contains("output_problem")) r.body["output_problem"] = got.body["output_problem"];
+  return true;
 }
 
 // Threads of the worker not in the judge's baseline that are still running

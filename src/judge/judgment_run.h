@@ -113,8 +113,14 @@ class judgment_run {
     bool reference_failed = false;  // the reference's stage or flush failed, not the candidate
     explicit operator bool() const { return ok; }
   };
+  // A CPU ModelNew's outputs are read from its stopped worker by the
+  // reference's process (collect_from) where that process may; else, and on
+  // CUDA, copied by the worker's collect request after the sentinel check.
+  // Decided by the first probe, before any candidate code exists.
+  bool direct_collect_ = true;
   bool stage_call(call_timing& t);
   void run_call(call_timing& t, bool census, double probe_ms = 0);
+  bool collect_outputs(call_timing& t, worker_reply& r, bool probe);
 
   // The worker's /proc folder in the judge's namespace: the census from
   // outside the worker reads it (src/worker/census.h).
