@@ -208,8 +208,9 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
 // the stopped worker at what its run reply says (collect_from), outside any
 // request of the candidate's; where it may not (decided by the first probe,
 // before the candidate loaded) and on CUDA, the worker copies them in a
-// collect request, and the call's time is all three requests' (on the GPU,
-// kernels queued without waiting would run on through the sentinel check).
+// collect request, and the call's time is all four requests' with the census
+// (on the GPU, kernels queued without waiting would run on through the
+// sentinel check). The worker's census follows either way (census_after).
 // False where the call ended (t says how); r.body gets any output problem.
 bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) {
   worker_reply seen = reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
@@ -233,18 +234,28 @@ bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) 
                                             {"shift", t.shift}, {"outputs", r.body.value("outputs", json())}},
                                            kRefCallTimeoutS);
     if (got.what != worker_reply::kind::ok) {
-      t.err_reply = got;
-      t.doing = "reading the outputs from the worker's memory";
-      t.reference_failed = true;
-      return false;
+      // Every field the read follows is the candidate's (its run reply): a
+      // read that fails or hangs is its doing, never the task's.
+      if (probe) {
+        t.err_reply = got;
+        t.doing = "reading the outputs from the worker's memory";
+        t.reference_failed = true;
+        return false;
+      }
+      r.body["output_problem"] = {"wrong_output", "its outputs could not be read as its run reply described them (" +
+                                                      got.message() + ")"};
+      return census_after(t, r, false);
     }
     j_.requests_ms["collect_from"].push_back(got.wall_ms);
-    if (!(got.body.contains("unavailable") && probe)) {
+    const bool failed = got.body.contains("unavailable") || got.body.contains("problem");
+    if (!(failed && probe)) {
       std::string problem = got.body.value("problem", got.body.value("unavailable", ""));
       if (!problem.empty()) r.body["output_problem"] = {"wrong_output", problem};
-      return true;
+      return census_after(t, r, false);
     }
-    direct_collect_ = false;  // this machine's doing, before the candidate loaded: the worker copies them instead
+    // Before the candidate loaded, only this machine or the worker's own code
+    // can fail the read: the worker copies the outputs instead.
+    direct_collect_ = false;
   }
   worker_reply got = candidate_->request({{"op", "collect"}, {"arena", t.arena}, {"shift", t.shift}}, opt_.call_timeout_s);
   if (got.what != worker_reply::kind::ok) {
@@ -255,6 +266,25 @@ bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) 
   j_.requests_ms["collect"].push_back(got.wall_ms);
   r.wall_ms += seen.wall_ms + got.wall_ms;
   if (got.body.contains("output_problem")) r.body["output_problem"] = got.body["output_problem"];
+  return census_after(t, r, true);
+}
+
+// The worker's own census of the call (threads, processes, attempts the seal
+// recorded, the persisting L2), a request of its own after the outputs are
+// taken, its findings into r.body. Timed with the call where the worker
+// copied its outputs itself (on the GPU, kernels queued without waiting would
+// otherwise run on through it); not where the reference's process read them.
+bool judgment_run::census_after(call_timing& t, worker_reply& r, bool timed) {
+  worker_reply c = candidate_->request({{"op", "census"}}, opt_.call_timeout_s);
+  if (c.what != worker_reply::kind::ok) {
+    t.err_reply = c;
+    t.doing = "taking the worker's census after ModelNew.forward";
+    return false;
+  }
+  j_.requests_ms["census"].push_back(c.wall_ms);
+  if (timed) r.wall_ms += c.wall_ms;
+  for (const char* key : {"new_threads", "child_processes", "process_attempts", "deferred_work", "cache_tampering"})
+    if (c.body.contains(key)) r.body[key] = c.body[key];
   return true;
 }
 

@@ -121,6 +121,7 @@ class judgment_run {
   bool stage_call(call_timing& t);
   void run_call(call_timing& t, bool census, double probe_ms = 0);
   bool collect_outputs(call_timing& t, worker_reply& r, bool probe);
+  bool census_after(call_timing& t, worker_reply& r, bool timed);
 
   // The worker's /proc folder in the judge's namespace: the census from
   // outside the worker reads it (src/worker/census.h).

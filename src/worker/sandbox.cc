@@ -6,6 +6,7 @@
 #include <linux/filter.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
+#include <linux/userfaultfd.h>
 #include <signal.h>
 #include <ucontext.h>
 #include <sched.h>
@@ -128,8 +129,11 @@ std::string forbid_processes() {
   const unsigned self = static_cast<unsigned>(getpid());
   for (long nr : {long(SYS_kill), long(SYS_tgkill), long(SYS_rt_sigqueueinfo), long(SYS_rt_tgsigqueueinfo)})
     add_block(f, nr, {load_arg(0), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 0, 1), allow, eperm});
+  // userfaultfd too: pages whose faults the candidate handles would hold a
+  // reader of its memory (the reference's collect_from) for as long as it
+  // liked (an attack review).
   for (long nr : {long(SYS_tkill), long(SYS_ptrace), long(SYS_process_vm_readv), long(SYS_process_vm_writev),
-                  long(SYS_pidfd_getfd), long(SYS_pidfd_send_signal), long(SYS_kcmp)})
+                  long(SYS_pidfd_getfd), long(SYS_pidfd_send_signal), long(SYS_kcmp), long(SYS_userfaultfd)})
     add_block(f, nr, {eperm});
   for (const auto& c : kForbidden)
     if (c.nr != SYS_clone && c.nr != SYS_fcntl && c.nr != SYS_ioctl) add_block(f, c.nr, {trap});
@@ -144,6 +148,9 @@ std::string forbid_processes() {
   add_block(f, SYS_fcntl, fcntl_block);
   std::vector<sock_filter> ioctl_block = {load_arg(1)};
   for (unsigned req : {FIOASYNC, FIOSETOWN, SIOCSPGRP}) jeq_trap(ioctl_block, req);
+#ifdef USERFAULTFD_IOC_NEW
+  ioctl_block.insert(ioctl_block.end(), {BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, USERFAULTFD_IOC_NEW, 0, 1), eperm});  // /dev/userfaultfd
+#endif
   ioctl_block.push_back(allow);
   add_block(f, SYS_ioctl, ioctl_block);
   f.push_back(allow);
