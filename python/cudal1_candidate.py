@@ -687,7 +687,7 @@ class Worker:
         with self.own_code():
             self.place_call(cmd)
         probe_ms = cmd.get("probe_ms", 0.0)
-        args = None if self.probe_only else self.call_args()
+        args = None if self.probe_only or probe_ms > 0 else self.call_args()
         result, error = None, None
         # The clocks and synchronizations bound before the candidate's module
         # existed (window_clocks()): patching time or torch.cuda.Event later
@@ -699,7 +699,7 @@ class Worker:
             c["synchronize"]()
             begin()
             try:
-                if self.probe_only:
+                if self.probe_only or probe_ms > 0:
                     for o in self.probe_results:
                         o.fill_(0)
                     result = self.probe_results
@@ -715,7 +715,7 @@ class Worker:
         else:
             t0 = c["perf_counter"]()
             try:
-                if self.probe_only:
+                if self.probe_only or probe_ms > 0:
                     # Fresh outputs, as forward makes them: the last call's
                     # are freed after the window, as a candidate's are (a
                     # large output's munmap, which the probes paid not).

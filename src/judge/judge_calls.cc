@@ -131,6 +131,7 @@ bool judgment_run::load() {
       return !reject("background_thread", "threads the candidate started when its library loaded, still running "
                                           "(the judge's census from outside the worker): " + started.dump());
   }
+  candidate_opened_ = true;
   if (r.what == worker_reply::kind::ok) {
     add_check("entry_point", true, modelnew_ ? "ModelNew built with the task's init inputs and the reference's parameters"
                                              : "cudal1_forward found");
@@ -191,11 +192,47 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
     return;
   }
   j_.requests_ms["run"].push_back(r.wall_ms);
-  if (modelnew_ && !collect_outputs(t, r, probe_ms > 0)) return;
+  if (modelnew_ && !collect_outputs(t, r, probe_ms > 0 && !candidate_opened_)) return;
   t.excess_ms = r.wall_ms - r.body.value("ms", 0.0);
   t.run = std::move(r);
   run_census_verdict(t.run.body);
   t.ok = true;
+}
+
+// The probes again, after the timed calls: kPostProbes of each length, half
+// of them right after a run of the reference as before. Their overhead may
+// only lower the bar (probes_for_wall takes the lower median per length).
+result<bool> judgment_run::probe_after_calls() {
+  for (int i = 0; i < kPostProbes * static_cast<int>(std::size(kProbeMs)); ++i) {
+    const double probe_ms = kProbeMs[i % std::size(kProbeMs)];
+    const bool after_reference = (i / static_cast<int>(std::size(kProbeMs))) % 2 == 0;
+    worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
+    if (prep.what != worker_reply::kind::ok) return reference_error("generating inputs", prep);
+    call_timing probe;
+    if (!stage_call(probe)) return reference_error(probe.doing, probe.err_reply);
+    if (after_reference) {
+      worker_reply ran = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
+      if (ran.what != worker_reply::kind::ok) return reference_error("running the reference", ran);
+    }
+    run_call(probe, false, probe_ms);
+    if (probe.reference_failed) return reference_error(probe.doing, probe.err_reply);
+    if (!probe) return candidate_failure("timing the worker's requests after the calls", probe.err_reply);
+    if (ended_) return false;
+    // A probe's work lasts probe_ms by the judge's request: a window reported
+    // shorter is a clock the candidate bent (a spin on the CPU is exact; a
+    // GPU's spin kernel counts cycles at 1.98 GHz, so only under half there).
+    const double reported = probe.run.body.value("ms", 0.0);
+    const double floor_ms = j_.backend == "cpu" ? 0.95 * probe_ms - 0.005 : 0.5 * probe_ms;
+    if (reported < floor_ms) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "the worker reported %.4g ms for a probe of its own that works %.4g ms, after the "
+                    "candidate loaded: its clock is bent", reported, probe_ms);
+      return reject("timer_tampering", buf);
+    }
+    probes_after_[probe_ms].excess_ms.push_back(probe.excess_ms);
+    probes_after_[probe_ms].after_reference.push_back(after_reference);
+  }
+  return true;
 }
 
 // A ModelNew's outputs after its run request, into the call's outputs. No

@@ -31,6 +31,10 @@ result<bool> judgment_run::finish() {
               "all " + std::to_string(j_.calls) + " calls' outputs checked, " + std::to_string(timed) + " of them timed");
   else
     add_check("timed_outputs_checked", false, "defenses off (benchmark): only the trials were checked");
+  if (opt_.defenses && !cand_excess_ms_.empty() && !probes_.empty()) {
+    auto again = probe_after_calls();
+    if (!again || !*again) return again;
+  }
   if (!check_judge_clock()) return false;
   // The statistics' pairs are checked again on their own: a window forged
   // only in the pairs that count would otherwise hide in the median of all
@@ -88,8 +92,9 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   json figures = {{"overhead_ms", run.overhead_ms}, {"candidate_ms", run.excess_ms}, {"missing_ms", run.missing_ms},
                   {"tolerance_ms", run.tolerance_ms}, {"agrees", run.agrees}, {"conclusive", conclusive},
                   {"grey_zone", grey}, {"judge_wall_ms", wall}};
-  json probe_figures = json::object();
+  json probe_figures = json::object(), after_figures = json::object();
   for (const auto& [ms, series] : probes_) probe_figures[fmt_ms(ms)] = series.excess_ms;
+  for (const auto& [ms, series] : probes_after_) after_figures[fmt_ms(ms)] = series.excess_ms;
   // The candidate's excess by the order of its pair (the reference's run
   // just before it, or not), beside the probes' by the same: where the
   // order moves a worker's requests, the two should move alike.
@@ -123,6 +128,7 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
     j_.judge_clock["conclusive"] = j_.judge_clock.value("conclusive", true) && conclusive && run.agrees;
   } else {
     j_.judge_clock = {{"run_beyond_window", figures}, {"probe_run_beyond_window_ms", probe_figures},
+                      {"probe_after_calls_ms", after_figures},
                       {"agrees", run.agrees || grey}, {"conclusive", conclusive && run.agrees}};
   }
   add_check(full_speed_pairs ? "timer_cross_check_full_speed" : "timer_cross_check", run.agrees || grey, buf);
@@ -149,6 +155,15 @@ std::vector<double> judgment_run::probes_for_wall(double wall_ms) const {
   for (const auto& [ms, series] : probes_) {
     std::vector<double> excess = order_adjusted(series.excess_ms, series.after_reference);
     double overhead = summarize_samples(excess).median_ms;
+    // The same length's probes after the calls, where their median is lower:
+    // the first probes' samples shifted down to it (probes_after_).
+    if (auto after = probes_after_.find(ms); after != probes_after_.end() && !after->second.excess_ms.empty()) {
+      double later = summarize_samples(order_adjusted(after->second.excess_ms, after->second.after_reference)).median_ms;
+      if (later < overhead) {
+        for (double& x : excess) x -= overhead - later;
+        overhead = later;
+      }
+    }
     points.push_back({ms + overhead, overhead, std::move(excess)});
   }
   std::sort(points.begin(), points.end(), [](const point& a, const point& b) { return a.wall < b.wall; });

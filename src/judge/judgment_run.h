@@ -39,6 +39,7 @@ inline constexpr unsigned kSandboxUid = 65534;  // nobody: the candidate worker'
 inline constexpr unsigned kReferenceUid = 65533;  // an untrusted task's sealed reference: not the candidates' user
 inline constexpr int kWarmupProbes = 4;         // first calls of the worker's own, not kept (cold paths)
 inline constexpr int kOverheadProbes = 32;      // calls timed before the candidate loads, the worker's own
+inline constexpr int kPostProbes = 4;           // of each length, again after the timed calls
 inline constexpr double kProbeMs[] = {0.02, 0.2, 2, 20};  // their lengths
 inline constexpr double kHostSensitiveMs = 1.0;  // a reference under this waits for the host's full speed
 
@@ -121,6 +122,7 @@ class judgment_run {
   bool stage_call(call_timing& t);
   void run_call(call_timing& t, bool census, double probe_ms = 0);
   bool collect_outputs(call_timing& t, worker_reply& r, bool probe);
+  result<bool> probe_after_calls();
   bool census_after(call_timing& t, worker_reply& r, bool timed);
 
   // The worker's /proc folder in the judge's namespace: the census from
@@ -226,6 +228,13 @@ class judgment_run {
     std::vector<bool> after_reference;  // per probe: a run of the reference came just before it
   };
   std::map<double, probe_series> probes_;
+  // The same probes again after the timed calls, the candidate loaded: a
+  // busy stretch during the first probes inflated their overhead and let a
+  // forged window through (2 of 5 idle judgments of hack_move_start.cpp,
+  // 2026-12-05). The lower of the two counts per length: the candidate can
+  // lengthen only these, and a lengthened probe never lowers the bar.
+  std::map<double, probe_series> probes_after_;
+  bool candidate_opened_ = false;
   int probe_count_ = 0;
   std::vector<double> cand_excess_ms_;
   std::optional<error> pending_error_;  // a reference failure met where a verdict is returned

@@ -184,7 +184,9 @@ class worker {
     if (census_ && census) census_->begin();
     if (auto st = dev_->start_timer(); !st) return failure("runtime_error", st.message());
     int rc = 0;
-    if (candidate_loaded_) {
+    // A probe (probe_ms > 0) is the worker's own call, before the candidate
+    // loads and again after its calls (the judge takes the lower overhead).
+    if (candidate_loaded_ && probe_ms <= 0) {
       rc = forward_(args_.data(), static_cast<int>(args_.size()), params_.data(), static_cast<int>(params_.size()),
                     outs_.data(), static_cast<int>(outs_.size()), dev_->stream());
     } else {
