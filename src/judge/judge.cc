@@ -459,15 +459,19 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
     // inconclusive by design, and without this one busy stretch in the
     // first judgment rejected it (an honest CPU ModelNew in CI: 0.459 ms
     // unaccounted against 0.146 after probes that met a quieter host).
-    if (disagreed && again && second->outcome == verdict::correct && !again->value("conclusive", true) &&
-        !inconclusive_recheck_clears(*again)) {
-      char buf[240];
-      std::snprintf(buf, sizeof buf,
-                    "judged again in fresh processes, the clock check could not tell and did not clear it (%.3g ms "
-                    "unaccounted over all pairs, at most %.3g): the disagreement stands",
+    const bool second_inconclusive =
+        disagreed && again && second->outcome == verdict::correct && !again->value("conclusive", true);
+    auto second_figures = [&] {  // "X ms unaccounted, at most Y"
+      char buf[80];
+      std::snprintf(buf, sizeof buf, "%.3g ms unaccounted, at most %.3g",
                     (*again)["run_beyond_window"].value("missing_ms", 0.0),
                     (*again)["run_beyond_window"].value("tolerance_ms", 0.0));
-      first->checks.push_back({"timer_cross_check_again", false, buf});
+      return std::string(buf);
+    };
+    if (second_inconclusive && !inconclusive_recheck_clears(*again)) {
+      first->checks.push_back({"timer_cross_check_again", false,
+                               "judged again in fresh processes, the clock check could not tell and did not clear it (" +
+                                   second_figures() + "): the disagreement stands"});
       first->total_s += second->total_s;
       return first;
     }
@@ -477,16 +481,9 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
       if (c.name == "compile" && c.reason.rfind("found in the compile cache", 0) == 0)
         for (const auto& made : first->checks)
           if (made.name == "compile" && made.reason != c.reason) c.reason += " (made by the first judgment: " + made.reason + ")";
-    if (disagreed && again && second->outcome == verdict::correct && !again->value("conclusive", true))
-    {
-      char buf[240];
-      std::snprintf(buf, sizeof buf,
-                    "; judged again, nothing was missing (%.3g ms unaccounted, at most %.3g), though the check could "
-                    "not vouch for the window: every call counted by the judge's clock",
-                    (*again)["run_beyond_window"].value("missing_ms", 0.0),
-                    (*again)["run_beyond_window"].value("tolerance_ms", 0.0));
-      why += buf;
-    }
+    if (second_inconclusive)
+      why += "; judged again, nothing was missing (" + second_figures() +
+             "), though the check could not vouch for the window: every call counted by the judge's clock";
     second->checks.push_back({"timer_cross_check_again", second->outcome != verdict::rejected || !again ||
                                                              again->value("agrees", true),
                               why});
