@@ -9,7 +9,8 @@
 // the probes' noise exceeds the grey zone), but only with nothing gained:
 // every call then counts at the judge's own clock, so the judgment must
 // carry the `timer_judge_clock` check and a median at least twice the
-// window the worker reported (each corpus forger reports a third or less).
+// window the worker reported (each corpus forger reports a third or less),
+// or R times where the third line says "// expect-forged-ratio: R".
 //
 //   expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] -- TASK CAND... [eval flags]
 //
@@ -53,10 +54,20 @@ std::string expected_hack(const std::string& path) {
   return tag_value(line, "expect-hack");
 }
 
+// The ratio of a forger's true window to the one it reports, at least
+// ("// expect-forged-ratio: R" on the third line; 2 where it says nothing).
+double forged_ratio(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  for (int i = 0; i < 3; ++i) std::getline(in, line);
+  std::string v = tag_value(line, "expect-forged-ratio");
+  return v.empty() ? 2.0 : std::stod(v);
+}
+
 // A forged window the judge's clock overruled: the judgment was timed by the
 // judge's clock (the `timer_judge_clock` check) and its median is at least
-// twice the median the worker reported.
-bool neutralized(const nlohmann::json& j, std::string& why) {
+// `ratio` times the median the worker reported.
+bool neutralized(const nlohmann::json& j, double ratio, std::string& why) {
   bool judge_clock = false;
   for (const auto& c : j["checks"]) judge_clock |= c.value("name", "") == "timer_judge_clock" && c.value("pass", false);
   if (!judge_clock) {
@@ -77,7 +88,7 @@ bool neutralized(const nlohmann::json& j, std::string& why) {
   std::snprintf(buf, sizeof buf, "judged median %.4g ms against the worker's forged %.4g ms (%.2fx)", judged, worker_median,
                 judged / worker_median);
   why = buf;
-  return judged >= 2 * worker_median;
+  return judged >= ratio * worker_median;
 }
 
 bool is_candidate(const std::string& arg) {
@@ -106,6 +117,7 @@ int main(int argc, char** argv) {
     else if (a == "--expect-check" && i + 1 < argc) expect_check = argv[++i];  // a check of this name must be there
   }
   std::vector<std::string> expected, expected_hacks;
+  std::vector<double> ratios;
   for (++i; i < argc; ++i) {
     cmd.push_back(argv[i]);
     // The task comes right after "--", so the arg before it starts with "--"
@@ -113,6 +125,7 @@ int main(int argc, char** argv) {
     if (is_candidate(argv[i]) && std::string(argv[i - 1]).rfind("--", 0) != 0) {
       expected.push_back(override_verdict.empty() ? expected_verdict(argv[i]) : override_verdict);
       expected_hacks.push_back(override_verdict.empty() ? expected_hack(argv[i]) : override_hack);
+      ratios.push_back(forged_ratio(argv[i]));
     }
   }
   auto run = cudal1::run_command(cmd, 280);
@@ -152,11 +165,12 @@ int main(int argc, char** argv) {
     if (j.is_discarded() || seen >= expected.size()) continue;
     std::string got = j.value("verdict", "?");
     std::string want_hack = expected_hacks[seen];
+    const double ratio = ratios[seen];
     std::string want = expected[seen++];
     bool ok = got == want;
     if (!ok && want == "rejected" && want_hack == "timer_tampering" && got == "correct") {
       std::string why;
-      ok = neutralized(j, why);
+      ok = neutralized(j, ratio, why);
       std::printf("%s: %s\n", ok ? "PASS (neutralized, not rejected)" : "FAIL", why.c_str());
       if (ok) {
         std::printf("PASS: correct at the judge's clock (expected rejected or neutralized)\n");

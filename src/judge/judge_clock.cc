@@ -74,7 +74,8 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   // ModelNew running its clock at 40% passed at 2.92x).
   double wall = j_.candidate.wall_ms.empty() ? median : summarize_samples(j_.candidate.wall_ms).median_ms;
   const std::vector<double> near = probes_for_wall(wall);
-  clock_agreement run = compare_excess(near, cand_excess_ms_, median);
+  const double probe_spread = std::max(probe_spread_ms(), robust_sigma(near));
+  clock_agreement run = compare_excess(near, cand_excess_ms_, median, kCandidateSpreadCap * probe_spread);
   // Conclusive: the tolerance is at most a quarter of the window, so a
   // window forged to three quarters or less would show. The native worker
   // may lean on an absolute 0.25 ms (a tiny kernel's window is below any
@@ -91,7 +92,9 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   bool grey = !run.agrees && run.missing_ms <= 2 * run.tolerance_ms;
   json figures = {{"overhead_ms", run.overhead_ms}, {"candidate_ms", run.excess_ms}, {"missing_ms", run.missing_ms},
                   {"tolerance_ms", run.tolerance_ms}, {"agrees", run.agrees}, {"conclusive", conclusive},
-                  {"grey_zone", grey}, {"judge_wall_ms", wall}};
+                  {"grey_zone", grey}, {"judge_wall_ms", wall},
+                  {"candidate_spread_ms", run.candidate_spread_ms}, {"probe_spread_ms", probe_spread},
+                  {"spread_capped", run.spread_capped}};
   json probe_figures = json::object(), after_figures = json::object();
   for (const auto& [ms, series] : probes_) probe_figures[fmt_ms(ms)] = series.excess_ms;
   for (const auto& [ms, series] : probes_after_) after_figures[fmt_ms(ms)] = series.excess_ms;
@@ -114,10 +117,14 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
                            {"probe_after_reference_rel_ms", median_or_null(probe_after)},
                            {"probe_alone_rel_ms", median_or_null(probe_alone)}};
   }
-  char buf[400];
+  char capped[160] = "";
+  if (run.spread_capped)
+    std::snprintf(capped, sizeof capped, "; the calls' spread, %.3g ms, counted at %.3g times the probes' %.3g",
+                  run.candidate_spread_ms, kCandidateSpreadCap, probe_spread);
+  char buf[560];
   std::snprintf(buf, sizeof buf, "the judge's clock saw %.4g ms per run request beyond the worker's window (the worker's own "
-                "call before the candidate loaded: %.4g ms; %.3g ms unaccounted, at most %.3g%s)%s",
-                run.excess_ms, run.overhead_ms, run.missing_ms, run.tolerance_ms,
+                "call before the candidate loaded: %.4g ms; %.3g ms unaccounted, at most %.3g%s%s)%s",
+                run.excess_ms, run.overhead_ms, run.missing_ms, run.tolerance_ms, capped,
                 grey ? ", up to twice that judged by the judge's clock" : "",
                 full_speed_pairs ? " over the pairs timed at the host's full speed" : "");
   if (full_speed_pairs) {
@@ -178,6 +185,23 @@ std::vector<double> judgment_run::probes_for_wall(double wall_ms) const {
   std::vector<double> out = lo.excess;
   for (double& x : out) x += shift;
   return out;
+}
+
+// The probes' own spread, as the candidate's calls should show it: every
+// probe of every length, before the candidate loaded and after its calls,
+// each series (order taken out) about its own median. The requests are the
+// worker's, the same for a probe and a call; a candidate's calls spread far
+// wider only where their windows are shaped (compare_excess).
+double judgment_run::probe_spread_ms() const {
+  std::vector<double> pooled;
+  for (const auto* set : {&probes_, &probes_after_})
+    for (const auto& [ms, series] : *set) {
+      if (series.excess_ms.empty()) continue;
+      std::vector<double> excess = order_adjusted(series.excess_ms, series.after_reference);
+      const double median = summarize_samples(excess).median_ms;
+      for (double x : excess) pooled.push_back(x - median);
+    }
+  return robust_sigma(pooled);
 }
 
 // Where the check cannot vouch for the worker's window, each call is timed

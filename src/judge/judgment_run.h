@@ -40,6 +40,10 @@ inline constexpr unsigned kReferenceUid = 65533;  // an untrusted task's sealed 
 inline constexpr int kWarmupProbes = 4;         // first calls of the worker's own, not kept (cold paths)
 inline constexpr int kOverheadProbes = 32;      // calls timed before the candidate loads, the worker's own
 inline constexpr int kPostProbes = 4;           // of each length, again after the timed calls
+// The candidate's excess counts in the clock check's tolerance with at most
+// this many times the probes' spread (compare_excess): honest CPU calls sat
+// at 0.5-2.2 times it, a forger shaping its spread at ten times.
+inline constexpr double kCandidateSpreadCap = 3;
 inline constexpr double kProbeMs[] = {0.02, 0.2, 2, 20};  // their lengths
 inline constexpr double kHostSensitiveMs = 1.0;  // a reference under this waits for the host's full speed
 
@@ -148,6 +152,7 @@ class judgment_run {
   result<bool> finish();
   bool check_judge_clock(bool full_speed_pairs = false);
   std::vector<double> probes_for_wall(double wall_ms) const;
+  double probe_spread_ms() const;
   void use_judge_clock(const std::vector<double>& probe_excess_ms);
   bool check_speed_of_light();
 

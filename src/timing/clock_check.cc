@@ -15,16 +15,15 @@ double median_of(std::vector<double> v) {
 }
 
 
+}  // namespace
 
-// Sigma from the median absolute deviation (1.4826 MAD estimates it).
 double robust_sigma(std::span<const double> v) {
+  if (v.empty()) return 0;
   double median = median_of({v.begin(), v.end()});
   std::vector<double> dev;
   for (double x : v) dev.push_back(std::abs(x - median));
   return 1.4826 * median_of(dev);
 }
-
-}  // namespace
 
 std::vector<double> order_adjusted(std::span<const double> excess_ms, const std::vector<bool>& after) {
   std::vector<double> by_order[2];
@@ -39,7 +38,7 @@ std::vector<double> order_adjusted(std::span<const double> excess_ms, const std:
 }
 
 clock_agreement compare_excess(std::span<const double> probe_excess_ms, std::span<const double> candidate_excess_ms,
-                               double candidate_median_ms) {
+                               double candidate_median_ms, double candidate_spread_cap_ms) {
   clock_agreement a;
   // The probes' median, as the candidate's. (Their lower quartile rejected
   // four honest solutions on an H200, whose excess sat 0.03-0.1 ms above the
@@ -50,8 +49,11 @@ clock_agreement compare_excess(std::span<const double> probe_excess_ms, std::spa
   a.missing_ms = a.excess_ms - a.overhead_ms;
   // A median's standard error is 1.2533 sigma / sqrt(n).
   auto n = [](std::span<const double> v) { return std::sqrt(static_cast<double>(v.size())); };
+  a.candidate_spread_ms = robust_sigma(candidate_excess_ms);
+  a.spread_capped = a.candidate_spread_ms > candidate_spread_cap_ms;
+  const double spread = a.spread_capped ? candidate_spread_cap_ms : a.candidate_spread_ms;
   double noise = std::hypot(1.2533 * robust_sigma(probe_excess_ms) / n(probe_excess_ms),
-                            1.2533 * robust_sigma(candidate_excess_ms) / n(candidate_excess_ms));
+                            1.2533 * spread / n(candidate_excess_ms));
   a.tolerance_ms = std::max(0.05, 0.05 * candidate_median_ms) + 4 * noise;
   a.agrees = a.missing_ms <= a.tolerance_ms;
   return a;

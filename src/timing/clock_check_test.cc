@@ -64,6 +64,39 @@ TEST(ClockCheck, NoiseWidensTheTolerance) {
   EXPECT_GT(noisy.tolerance_ms, quiet.tolerance_ms + 0.2);
 }
 
+// A forger's calls in a fixed cycle: 40% reported 0.1 ms longer than they
+// took, 20% shaved by 0.2 ms, 40% by 0.5 ms. The median excess moves by
+// 0.2 ms; the spread, the forger's to shape, would widen the tolerance over it.
+std::vector<double> shaped_forgery(double overhead, int n) {
+  static const char kCycle[] = "AMBABMBABAMBABMABABMBABAB";
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) {
+    char g = kCycle[i % 25];
+    v.push_back(overhead + (g == 'A' ? -0.1 : g == 'M' ? 0.2 : 0.5) + 0.002 * (i % 5));
+  }
+  return v;
+}
+
+TEST(ClockCheck, TheCandidatesSpreadIsCapped) {
+  auto probes = around(0.2, 0.04, 32);
+  auto forged = shaped_forgery(0.2, 150);
+  auto uncapped = compare_excess(probes, forged, 0.4);
+  EXPECT_NEAR(uncapped.missing_ms, 0.2, 0.01);
+  EXPECT_TRUE(uncapped.agrees);  // the attack, without the cap
+  double probe_sigma = robust_sigma(probes);
+  auto capped = compare_excess(probes, forged, 0.4, 3 * probe_sigma);
+  EXPECT_TRUE(capped.spread_capped);
+  EXPECT_GT(capped.candidate_spread_ms, 8 * probe_sigma);
+  EXPECT_FALSE(capped.agrees);
+  EXPECT_LT(capped.tolerance_ms, 0.1);
+  // Honest calls twice as spread as the probes: the cap leaves them alone.
+  auto honest = around(0.21, 0.08, 150);
+  auto h = compare_excess(probes, honest, 0.4, 3 * probe_sigma);
+  EXPECT_FALSE(h.spread_capped);
+  EXPECT_TRUE(h.agrees);
+  EXPECT_DOUBLE_EQ(h.tolerance_ms, compare_excess(probes, honest, 0.4).tolerance_ms);
+}
+
 TEST(ClockCheck, LargeWindowsGetARelativeTolerance) {
   auto a = compare_excess(around(0.2, 0.001, 20), around(0.6, 0.001, 200), 10.0);
   EXPECT_NEAR(a.tolerance_ms, 0.5, 0.01);
