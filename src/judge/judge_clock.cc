@@ -188,19 +188,20 @@ std::vector<double> judgment_run::probes_for_wall(double wall_ms) const {
 }
 
 // The probes' own spread, as the candidate's calls should show it: every
-// probe of every length, before the candidate loaded and after its calls,
-// each series (order taken out) about its own median. The requests are the
-// worker's, the same for a probe and a call; a candidate's calls spread far
-// wider only where their windows are shaped (compare_excess).
+// probe of every length timed before the candidate loaded, each series
+// (order taken out) about its own median. The requests are the worker's,
+// the same for a probe and a call; a candidate's calls spread far wider
+// only where their windows are shaped (compare_excess). The probes after
+// the calls are left out: the candidate's code can lengthen them at will,
+// and with them this bound.
 double judgment_run::probe_spread_ms() const {
   std::vector<double> pooled;
-  for (const auto* set : {&probes_, &probes_after_})
-    for (const auto& [ms, series] : *set) {
-      if (series.excess_ms.empty()) continue;
-      std::vector<double> excess = order_adjusted(series.excess_ms, series.after_reference);
-      const double median = summarize_samples(excess).median_ms;
-      for (double x : excess) pooled.push_back(x - median);
-    }
+  for (const auto& [ms, series] : probes_) {
+    if (series.excess_ms.empty()) continue;
+    std::vector<double> excess = order_adjusted(series.excess_ms, series.after_reference);
+    const double median = summarize_samples(excess).median_ms;
+    for (double x : excess) pooled.push_back(x - median);
+  }
   return robust_sigma(pooled);
 }
 
