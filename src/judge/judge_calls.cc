@@ -81,15 +81,6 @@ bool judgment_run::load() {
   // those nearest its own length.
   for (int i = -kWarmupProbes; i < kOverheadProbes; ++i) {
     double probe_ms = kProbeMs[(i + kWarmupProbes) % std::size(kProbeMs)];
-    // Fresh inputs first, as a timed call has them: the machine then has
-    // the timed phase's rhythm (between a call's requests the judge and the
-    // workers otherwise idle longer, and wake up slower, than they will).
-    worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
-    if (prep.what != worker_reply::kind::ok) {
-      pending_error_ = reference_error("generating inputs", prep);
-      return false;
-    }
-    call_timing probe;
     // Half the probes of each length come right after a run of the
     // reference, as half the timed calls do (their order is random): on
     // a CPU the two workers share, the reference's run leaves the
@@ -101,16 +92,8 @@ bool judgment_run::load() {
     // so a drift over the probes weighs on both orders alike.
     const int round = (i + kWarmupProbes) / static_cast<int>(std::size(kProbeMs)) - 1;  // -1: the warm-up round
     const bool after_reference = round >= 0 && (round % 4 == 0 || round % 4 == 3);
-    if (stage_call(probe)) {
-      if (after_reference) {
-        worker_reply ran = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
-        if (ran.what != worker_reply::kind::ok) {
-          pending_error_ = reference_error("running the reference", ran);
-          return false;
-        }
-      }
-      run_call(probe, false, probe_ms);
-    }
+    call_timing probe;
+    time_probe(probe, probe_ms, after_reference);
     if (probe.reference_failed) {
       pending_error_ = reference_error(probe.doing, probe.err_reply);
       return false;
@@ -200,6 +183,32 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
   t.ok = true;
 }
 
+// One probe, a call of the worker's own working probe_ms: fresh inputs first,
+// as a timed call has them, so the machine has the timed phase's rhythm
+// (between a call's requests the judge and the workers otherwise idle longer,
+// and wake up slower, than they will); staged; after a run of the reference
+// where asked. A failure of the reference's sets t.reference_failed.
+void judgment_run::time_probe(call_timing& t, double probe_ms, bool after_reference) {
+  worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
+  if (prep.what != worker_reply::kind::ok) {
+    t.err_reply = prep;
+    t.doing = "generating inputs";
+    t.reference_failed = true;
+    return;
+  }
+  if (!stage_call(t)) return;
+  if (after_reference) {
+    worker_reply ran = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
+    if (ran.what != worker_reply::kind::ok) {
+      t.err_reply = ran;
+      t.doing = "running the reference";
+      t.reference_failed = true;
+      return;
+    }
+  }
+  run_call(t, false, probe_ms);
+}
+
 // The probes again, after the timed calls: kPostProbes of each length, half
 // of them right after a run of the reference as before. Their overhead may
 // only lower the bar (probes_for_wall takes the lower median per length).
@@ -207,15 +216,8 @@ result<bool> judgment_run::probe_after_calls() {
   for (int i = 0; i < kPostProbes * static_cast<int>(std::size(kProbeMs)); ++i) {
     const double probe_ms = kProbeMs[i % std::size(kProbeMs)];
     const bool after_reference = (i / static_cast<int>(std::size(kProbeMs))) % 2 == 0;
-    worker_reply prep = reference_->request({{"op", "prepare"}, {"seed", rng_() >> 12}}, kRefCallTimeoutS);
-    if (prep.what != worker_reply::kind::ok) return reference_error("generating inputs", prep);
     call_timing probe;
-    if (!stage_call(probe)) return reference_error(probe.doing, probe.err_reply);
-    if (after_reference) {
-      worker_reply ran = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
-      if (ran.what != worker_reply::kind::ok) return reference_error("running the reference", ran);
-    }
-    run_call(probe, false, probe_ms);
+    time_probe(probe, probe_ms, after_reference);
     if (probe.reference_failed) return reference_error(probe.doing, probe.err_reply);
     if (!probe) return candidate_failure("timing the worker's requests after the calls", probe.err_reply);
     if (ended_) return false;

@@ -160,12 +160,11 @@ std::vector<double> judgment_run::probes_for_wall(double wall_ms) const {
   };
   std::vector<point> points;
   for (const auto& [ms, series] : probes_) {
-    std::vector<double> excess = order_adjusted(series.excess_ms, series.after_reference);
-    double overhead = summarize_samples(excess).median_ms;
+    auto [excess, overhead] = series.adjusted();
     // The same length's probes after the calls, where their median is lower:
     // the first probes' samples shifted down to it (probes_after_).
     if (auto after = probes_after_.find(ms); after != probes_after_.end() && !after->second.excess_ms.empty()) {
-      double later = summarize_samples(order_adjusted(after->second.excess_ms, after->second.after_reference)).median_ms;
+      const double later = after->second.adjusted().second;
       if (later < overhead) {
         for (double& x : excess) x -= overhead - later;
         overhead = later;
@@ -198,11 +197,16 @@ double judgment_run::probe_spread_ms() const {
   std::vector<double> pooled;
   for (const auto& [ms, series] : probes_) {
     if (series.excess_ms.empty()) continue;
-    std::vector<double> excess = order_adjusted(series.excess_ms, series.after_reference);
-    const double median = summarize_samples(excess).median_ms;
+    const auto [excess, median] = series.adjusted();
     for (double x : excess) pooled.push_back(x - median);
   }
   return robust_sigma(pooled);
+}
+
+std::pair<std::vector<double>, double> judgment_run::probe_series::adjusted() const {
+  std::vector<double> excess = order_adjusted(excess_ms, after_reference);
+  const double median = summarize_samples(excess).median_ms;
+  return {std::move(excess), median};
 }
 
 // Where the check cannot vouch for the worker's window, each call is timed

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 #include <optional>
 #include <random>
 #include <set>
@@ -126,6 +127,7 @@ class judgment_run {
   bool stage_call(call_timing& t);
   void run_call(call_timing& t, bool census, double probe_ms = 0);
   bool collect_outputs(call_timing& t, worker_reply& r, bool probe);
+  void time_probe(call_timing& t, double probe_ms, bool after_reference);
   result<bool> probe_after_calls();
   bool census_after(call_timing& t, worker_reply& r, bool timed);
 
@@ -231,6 +233,8 @@ class judgment_run {
   struct probe_series {
     std::vector<double> excess_ms;
     std::vector<bool> after_reference;  // per probe: a run of the reference came just before it
+    // The excess with the order of its pairs taken out (order_adjusted), and its median.
+    std::pair<std::vector<double>, double> adjusted() const;
   };
   std::map<double, probe_series> probes_;
   // The same probes again after the timed calls, the candidate loaded: a
