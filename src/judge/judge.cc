@@ -419,6 +419,12 @@ result<judgment> run_guarded(const std::string& task_path, const std::string& ca
   }
 }
 
+std::string ms_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g ms", ms);
+  return buf;
+}
+
 result<judgment> judge_and_recheck(const std::string& task_path, const std::string& candidate_path,
                                    const judge_options& options, progress_sink& progress) {
   auto first = run_guarded(task_path, candidate_path, options, progress);
@@ -442,11 +448,19 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
   const bool python = std::filesystem::path(candidate_path).extension() == ".py";
   bool inconclusive = clock && !python && first->outcome == verdict::correct && !clock->value("conclusive", true);
   if (disagreed || inconclusive) {
+    // Inconclusive: a busy machine's tolerance, or calls whose excess spread
+    // beyond the cap (the window not following the judge's clock).
+    const json beyond = (*clock).value("run_beyond_window", json::object());
+    const bool shaped = beyond.value("spread_capped", false);
     progress.phase(disagreed ? "the judge's clock disagreed with the worker's: judging again in fresh processes"
+                   : shaped  ? "the worker's window did not follow the judge's clock call by call: judging again in fresh processes"
                              : "the judge's clock could not tell (a busy machine): judging again in fresh processes");
     std::string why = disagreed ? "a first judgment's clock disagreed: " + first->message
+                      : shaped  ? "a first judgment's calls spread beyond the judge's clock (" +
+                                     ms_text(beyond.value("candidate_spread_ms", 0.0)) + " against the probes' " +
+                                     ms_text(beyond.value("probe_spread_ms", 0.0)) + ")"
                                 : "a first judgment's clock check was inconclusive (tolerance " +
-                                      json((*clock)["run_beyond_window"].value("tolerance_ms", 0.0)).dump() + " ms)";
+                                     ms_text(beyond.value("tolerance_ms", 0.0)) + ")";
     auto second = run_guarded(task_path, candidate_path, options, progress);
     if (!second) return second;
     const json* again = clock_of(second);

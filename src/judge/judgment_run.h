@@ -42,8 +42,10 @@ inline constexpr int kWarmupProbes = 4;         // first calls of the worker's o
 inline constexpr int kOverheadProbes = 32;      // calls timed before the candidate loads, the worker's own
 inline constexpr int kPostProbes = 4;           // of each length, again after the timed calls
 // The candidate's excess counts in the clock check's tolerance with at most
-// this many times the probes' spread (compare_excess): honest CPU calls sat
-// at 0.5-2.2 times it, a forger shaping its spread at ten times.
+// this many times the probes' spread (compare_excess), and beyond it the
+// judge's clock times every call: honest CPU calls sat at 0.3-2.2 times it
+// (H200: 0.4-2.2 native, 0.7-2.8 ModelNew), a forger shaping its spread at
+// ten times.
 inline constexpr double kCandidateSpreadCap = 3;
 inline constexpr double kProbeMs[] = {0.02, 0.2, 2, 20};  // their lengths
 inline constexpr double kHostSensitiveMs = 1.0;  // a reference under this waits for the host's full speed
