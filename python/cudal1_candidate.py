@@ -761,7 +761,8 @@ class Worker:
         seal recorded, and on CUDA the persisting-L2 state."""
         census = seal_call("cudal1_census")
         return {"ok": True, "new_threads": census["new_threads"], "child_processes": census["child_processes"],
-                "process_attempts": census["process_attempts"], "deferred_work": census["deferred_work"],
+                "process_attempts": census["process_attempts"], "escape_attempts": census["escape_attempts"],
+                "deferred_work": census["deferred_work"],
                 "cache_tampering": self.persisting_l2(reset=False) if self.backend == "cuda" else ""}
 
     def collect(self, cmd):

@@ -323,7 +323,7 @@ bool judgment_run::census_after(call_timing& t, worker_reply& r, bool timed) {
   }
   j_.requests_ms["census"].push_back(c.wall_ms);
   if (timed) r.wall_ms += c.wall_ms;
-  for (const char* key : {"new_threads", "child_processes", "process_attempts", "deferred_work", "cache_tampering"})
+  for (const char* key : {"new_threads", "child_processes", "process_attempts", "escape_attempts", "deferred_work", "cache_tampering"})
     if (c.body.contains(key)) r.body[key] = c.body[key];
   return true;
 }
@@ -355,6 +355,9 @@ bool judgment_run::run_census_verdict(const json& body) {
   if (!body.value("process_attempts", json::array()).empty())
     return !reject("background_process", "the call tried to start a process (" + body["process_attempts"].dump() +
                                             "), which the sandbox denies" + call);
+  if (!body.value("escape_attempts", json::array()).empty())
+    return !reject("sandbox_escape", "the call tried to leave the sandbox's bounds (" + body["escape_attempts"].dump() +
+                                         "), which the sandbox denies" + call);
   if (!body.value("child_processes", json::array()).empty())
     return !reject("background_process", "processes started by the call still running: " + body["child_processes"].dump() + call);
   if (std::string deferred = body.value("deferred_work", ""); !deferred.empty())

@@ -51,7 +51,7 @@ std::string malformed(const json& body) {
   for (const char* key : {"kind", "message", "error", "deferred_work", "cache_tampering", "census"})
     if (body.contains(key) && !body[key].is_string()) return std::string("\"") + key + "\" is not a string";
   if (body.contains("ms") && !body["ms"].is_number()) return "\"ms\" is not a number";
-  for (const char* key : {"new_threads", "child_processes", "process_attempts", "kernels", "output_problem"})
+  for (const char* key : {"new_threads", "child_processes", "process_attempts", "escape_attempts", "kernels", "output_problem"})
     if (body.contains(key) && !body[key].is_array()) return std::string("\"") + key + "\" is not a list";
   if (body.contains("sandbox") && !body["sandbox"].is_object()) return "\"sandbox\" is not an object";
   return "";

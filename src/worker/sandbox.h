@@ -46,13 +46,17 @@ int exec_sandboxed(int argc, char** argv);
 /// returns: interval and POSIX timers, signal-driven I/O (fcntl F_SETOWN,
 /// F_SETSIG, F_SETOWN_EX, F_SETFL with O_ASYNC, leases, directory
 /// notifications; ioctl FIOASYNC, FIOSETOWN, SIOCSPGRP), io_uring,
-/// perf events and message-queue notifications. Each attempt fails with
-/// EPERM and is recorded for take_attempts(). Returns "" on success, else why not.
+/// perf events and message-queue notifications; and leaving the sandbox's
+/// bounds: new namespaces (unshare, clone's CLONE_NEW* flags), joining
+/// others (setns), and any system call of another ABI (i386, x32), whose
+/// numbers the filter's do not cover. Each attempt fails with EPERM and is
+/// recorded for take_attempts(). Returns "" on success, else why not.
 std::string forbid_processes();
 
 struct forbidden_attempts {
   std::vector<std::string> processes;      // calls that start a process
   std::vector<std::string> deferred_work;  // calls that set up work for later
+  std::vector<std::string> escapes;        // calls that would leave the sandbox's bounds
 };
 /// The forbidden calls attempted since the last call, and forgets them.
 forbidden_attempts take_attempts();

@@ -81,7 +81,7 @@ CUDAL1_EXPORT int cudal1_census_baseline(char* out, size_t out_len) {
 }
 
 /// What the last call left: new_threads (not in the baseline, still running),
-/// child_processes, process_attempts (denied), deferred_work (armed timers,
+/// child_processes, process_attempts and escape_attempts (denied), deferred_work (armed timers,
 /// O_ASYNC, denied timer or signal calls).
 CUDAL1_EXPORT int cudal1_census(char* out, size_t out_len) {
   cudal1::forbidden_attempts attempts = cudal1::take_attempts();
@@ -90,6 +90,7 @@ CUDAL1_EXPORT int cudal1_census(char* out, size_t out_len) {
   return put({{"new_threads", cudal1::new_threads(g_baseline)},
               {"child_processes", cudal1::child_processes()},
               {"process_attempts", attempts.processes},
+              {"escape_attempts", attempts.escapes},
               {"deferred_work", deferred}},
              out, out_len);
 }

@@ -220,7 +220,8 @@ class worker {
     if (!ms) return failure("runtime_error", ms.message());
     if (rc != 0) return failure("runtime_error", "cudal1_forward returned " + std::to_string(rc));
     json reply = {{"ok", true}, {"ms", *ms}, {"new_threads", started}, {"child_processes", children},
-                  {"process_attempts", denied}, {"deferred_work", deferred}, {"cache_tampering", cache}};
+                  {"process_attempts", denied}, {"escape_attempts", attempts.escapes}, {"deferred_work", deferred},
+                  {"cache_tampering", cache}};
     if (census) {
       if (census_) reply["kernels"] = kernels;
       else reply["census"] = census_note_;
