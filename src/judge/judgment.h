@@ -49,6 +49,7 @@ struct judgment {
   std::string message;  // why, for anything but correct (trimmed compiler output, the crash)
   std::optional<double> speedup;
   std::optional<double> recheck_speedup;  // the re-measurement in fresh processes, when there was one
+  std::optional<double> recheck_third_speedup;  // a third, where the first two did not agree
   /// The speedup's relative standard error (speedup_error_rel(): batch means
   /// over the timed pairs in call order); empty with too few pairs.
   std::optional<double> speedup_error_rel;

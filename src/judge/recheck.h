@@ -10,12 +10,15 @@
 namespace cudal1 {
 
 /// Judges the candidate again in fresh processes with fresh seeds (and no
-/// further re-check). The first judgment stands only if the second is
-/// correct too and its speedup within recheck_agreement() of the first, or
-/// the candidate's own median within that of the first (the reference's
-/// time moved between processes, not the candidate's) and the speedups
-/// within three times options.recheck_tolerance; otherwise it becomes the
-/// second's verdict, or rejected as unstable_speedup. Where it stands, the lower of the two speedups is kept.
+/// further re-check). Two correct judgments agree where their speedups are
+/// within recheck_agreement() of each other, or the candidate's own medians
+/// are (the reference's time moved between processes, not the candidate's)
+/// and the speedups within three times options.recheck_tolerance. The first
+/// stands if the second is correct and agrees; where they do not agree, a
+/// third judgment decides: it stands if the third agrees with either. A
+/// later judgment that is not correct gives its verdict; no agreement is
+/// rejected as unstable_speedup. Where it stands, the lowest speedup of the
+/// judgments that agree is kept.
 /// Precondition: first is correct with a speedup.
 /// `why` says what made the speedup implausible.
 result<judgment> recheck_speedup(judgment first, const std::string& task_path, const std::string& candidate_path,

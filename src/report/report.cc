@@ -51,6 +51,7 @@ json judgment_to_json(const judgment& j) {
   return {{"verdict", to_string(j.outcome)},
           {"speedup", optional_number(j.speedup)},
           {"recheck_speedup", optional_number(j.recheck_speedup)},
+          {"recheck_third_speedup", optional_number(j.recheck_third_speedup)},
           {"speedup_error_rel", optional_number(j.speedup_error_rel)},
           {"reference", timing_json(j.reference)},
           {"candidate", timing_json(j.candidate)},
