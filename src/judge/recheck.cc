@@ -129,28 +129,36 @@ result<judgment> recheck_speedup(judgment first, const std::string& task_path, c
   if (n > 0 && n < static_cast<int>(sizeof what))
     std::snprintf(what + n, sizeof what - n, "%s (against the first: %s; against the second: %s)", verdict_text,
                   apart(g13, options).c_str(), apart(g23, options).c_str());
-  const bool stands = g13.stands || g23.stands;
-  first.checks.push_back({"speedup_recheck", stands, what});
-  if (!stands) {
+  const judgment* lowest = deciding_judgment(first, *second, *third, options);
+  first.checks.push_back({"speedup_recheck", lowest != nullptr, what});
+  if (!lowest) {
     first.outcome = verdict::rejected;
     first.hacks.push_back({"unstable_speedup", what});
     first.message = std::string("unstable_speedup: ") + what;
     first.speedup.reset();
     return first;
   }
-  // The lowest of the judgments that agree stands (the first's own figures
-  // where it is among them and lowest).
-  std::vector<const judgment*> agreeing = {&*third};
-  if (g13.stands) agreeing.push_back(&first);
-  if (g23.stands) agreeing.push_back(&*second);
-  const judgment* lowest = *std::min_element(agreeing.begin(), agreeing.end(), [](const judgment* a, const judgment* b) {
-    return a->speedup.value_or(0) < b->speedup.value_or(0);
-  });
   if (lowest != &first) {
     first.speedup = lowest->speedup;
     first.speedup_error_rel = lowest->speedup_error_rel;
   }
   return first;
+}
+
+bool speedups_agree(const judgment& a, const judgment& b, const judge_options& options) {
+  return agree(a, b, options).stands;
+}
+
+const judgment* deciding_judgment(const judgment& first, const judgment& second, const judgment& third,
+                                  const judge_options& options) {
+  std::vector<const judgment*> agreeing;
+  if (speedups_agree(first, third, options)) agreeing.push_back(&first);
+  if (speedups_agree(second, third, options)) agreeing.push_back(&second);
+  if (agreeing.empty()) return nullptr;
+  agreeing.push_back(&third);
+  return *std::min_element(agreeing.begin(), agreeing.end(), [](const judgment* a, const judgment* b) {
+    return a->speedup.value_or(0) < b->speedup.value_or(0);
+  });
 }
 
 double recheck_agreement(double least, std::optional<double> error1, std::optional<double> error2) {

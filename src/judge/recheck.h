@@ -24,6 +24,17 @@ namespace cudal1 {
 result<judgment> recheck_speedup(judgment first, const std::string& task_path, const std::string& candidate_path,
                                  const judge_options& options, const std::string& why, progress_sink& progress);
 
+/// Whether two correct judgments' speedups agree, by recheck_speedup()'s rule.
+/// Precondition: both have a speedup.
+bool speedups_agree(const judgment& a, const judgment& b, const judge_options& options);
+
+/// Where the first two judgments did not agree: the judgment whose speedup
+/// stands, the lowest of the third and those it agrees with, or nullptr
+/// where the third agrees with neither (unstable_speedup).
+/// Precondition: all three correct, with a speedup.
+const judgment* deciding_judgment(const judgment& first, const judgment& second, const judgment& third,
+                                  const judge_options& options);
+
 /// How far apart (relative) two judgments' speedups may be: four standard
 /// errors of their difference (each judgment's speedup_error_rel), at least
 /// `least` (options.recheck_tolerance, CUDA-L1's 10%) and at most three

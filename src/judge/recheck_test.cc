@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "judge/judge.h"
+#include "judge/recheck.h"
 
 namespace cudal1 {
 namespace {
@@ -39,6 +40,48 @@ TEST(InconclusiveRecheck, MissingFiguresNeverClear) {
   json c = clock(true, false);
   c["full_speed_pairs"] = json::object();
   EXPECT_FALSE(inconclusive_recheck_clears(c));
+}
+
+// A judgment with a speedup, its relative standard error and the
+// candidate's own median.
+judgment judged(double speedup, double error_rel, double candidate_ms) {
+  judgment j;
+  j.outcome = verdict::correct;
+  j.speedup = speedup;
+  j.speedup_error_rel = error_rel;
+  sample_summary s{};
+  s.median_ms = candidate_ms;
+  j.candidate.summary = s;
+  return j;
+}
+
+TEST(SpeedupRecheck, AgreementFollowsTheMeasuredNoise) {
+  judge_options options;  // the least tolerance 10%, at most 30%
+  EXPECT_TRUE(speedups_agree(judged(4.0, 0.01, 0.05), judged(4.3, 0.01, 0.05), options));    // 7.5% apart
+  EXPECT_FALSE(speedups_agree(judged(4.0, 0.01, 0.05), judged(4.6, 0.01, 0.04), options));  // 15%, noise 10%, own 20%
+  EXPECT_TRUE(speedups_agree(judged(4.0, 0.05, 0.05), judged(4.6, 0.05, 0.047), options));   // 15%, noise 28%
+  // The reference's time moved, not the candidate's: within three times the least.
+  EXPECT_TRUE(speedups_agree(judged(4.0, 0.01, 0.05), judged(5.0, 0.01, 0.0502), options));
+  EXPECT_FALSE(speedups_agree(judged(4.0, 0.01, 0.05), judged(5.4, 0.01, 0.0502), options));
+}
+
+TEST(SpeedupRecheck, AThirdJudgmentDecides) {
+  judge_options options;
+  // The review's case: 4.19x, then 2.96x with the candidate's own median 37% slower.
+  judgment first = judged(4.19, 0.03, 0.0564), second = judged(2.96, 0.03, 0.0774);
+  ASSERT_FALSE(speedups_agree(first, second, options));
+  judgment third = judged(4.05, 0.03, 0.0570);
+  EXPECT_EQ(deciding_judgment(first, second, third, options), &third);  // agrees with the first; the lower stands
+  judgment higher = judged(4.30, 0.03, 0.0560);
+  EXPECT_EQ(deciding_judgment(first, second, higher, options), &first);
+  judgment slow = judged(3.0, 0.03, 0.0770);
+  EXPECT_EQ(deciding_judgment(first, second, slow, options), &second);  // agrees with the second
+  judgment neither = judged(6.5, 0.03, 0.036);
+  EXPECT_EQ(deciding_judgment(first, second, neither, options), nullptr);
+  // Agreeing with both: the lowest of the three.
+  judgment a = judged(4.0, 0.05, 0.05), b = judged(5.3, 0.05, 0.04), c = judged(4.6, 0.05, 0.045);
+  ASSERT_FALSE(speedups_agree(a, b, options));
+  EXPECT_EQ(deciding_judgment(a, b, c, options), &a);
 }
 
 }  // namespace
