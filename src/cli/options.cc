@@ -39,8 +39,11 @@ judge options:
   --require-custom-kernel   reject a candidate whose trials launch no kernel of
                             its own (only cuBLAS/cuDNN/PyTorch ones, or none);
                             every judgment lists its kernels (CUDA, via CUPTI)
-  --recheck-tolerance F     reject as unstable if the two speedups differ by more
-                            than this fraction (default 0.1)
+  --recheck-tolerance F     the least relative gap at which two speedups disagree
+                            (default 0.1; widened to the judgments' measured
+                            noise, at most 3x); where the first two disagree a
+                            third judgment decides, and a speedup no two agree
+                            on is rejected as unstable
   --reference-replace-every N
                             place the reference's working memory afresh every N
                             of its runs (its cached blocks returned, a pad of
