@@ -761,8 +761,11 @@ class Worker:
         """What the last call left behind: threads, processes, attempts the
         seal recorded, and on CUDA the persisting-L2 state."""
         census = seal_call("cudal1_census")
+        # (What the candidate's code could fake, it could fake whole: the
+        # calls themselves stay denied, and the judge's outside census is its
+        # own. A missing field is an empty one, never the worker's crash.)
         return {"ok": True, "new_threads": census["new_threads"], "child_processes": census["child_processes"],
-                "process_attempts": census["process_attempts"], "escape_attempts": census["escape_attempts"],
+                "process_attempts": census["process_attempts"], "escape_attempts": census.get("escape_attempts", []),
                 "deferred_work": census["deferred_work"],
                 "cache_tampering": self.persisting_l2(reset=False) if self.backend == "cuda" else ""}
 
