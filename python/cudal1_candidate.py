@@ -575,7 +575,6 @@ class Worker:
         a = torch.randn(256, 256, device=self.device)
         (a @ a).sum().item()
         torch.randn(1 << 20).sum().item()
-        warm_interop_pool(torch)
         # A candidate that asks torch for more threads than the pool warmed
         # here would start threads after the baseline and be taken for one
         # that works in the background: it gets the pool as it is.
@@ -943,25 +942,6 @@ def arguments(argv):
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x08000000, 0x20000000, 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 1 << 18
 PR_SET_PDEATHSIG = 1
-
-
-def warm_interop_pool(torch):
-    """Starts torch's inter-op pool, which TorchScript's fork runs on and
-    starts lazily: a ModelNew using torch.jit.fork had its parked threads
-    taken for the candidate's own (a false-rejection review). One fork, its
-    graph unoptimized (~15 ms on a 2-core VM; the profiling executor's first
-    runs take 65). Never in a fork server: a pool started before a fork
-    deadlocks the child's first use of it."""
-    try:
-        unit = torch.jit.CompilationUnit(
-            "def _cudal1_neg(x: Tensor) -> Tensor:\n"
-            "    return -x\n"
-            "def warm(x: Tensor) -> Tensor:\n"
-            "    return torch.jit.wait(torch.jit.fork(_cudal1_neg, x))\n")
-        with torch.jit.optimized_execution(False):
-            unit.warm(torch.zeros(1))
-    except Exception:  # a torch without TorchScript: nothing of its to warm
-        pass
 
 
 def serve_main(socket_path, idle_s):
