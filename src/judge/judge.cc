@@ -419,12 +419,6 @@ result<judgment> run_guarded(const std::string& task_path, const std::string& ca
   }
 }
 
-std::string ms_text(double ms) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g ms", ms);
-  return buf;
-}
-
 result<judgment> judge_and_recheck(const std::string& task_path, const std::string& candidate_path,
                                    const judge_options& options, progress_sink& progress) {
   auto first = run_guarded(task_path, candidate_path, options, progress);
@@ -457,10 +451,10 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
                              : "the judge's clock could not tell (a busy machine): judging again in fresh processes");
     std::string why = disagreed ? "a first judgment's clock disagreed: " + first->message
                       : shaped  ? "a first judgment's calls spread beyond the judge's clock (" +
-                                     ms_text(beyond.value("candidate_spread_ms", 0.0)) + " against the probes' " +
-                                     ms_text(beyond.value("probe_spread_ms", 0.0)) + ")"
+                                     judgment_run::fmt_ms(beyond.value("candidate_spread_ms", 0.0)) + " against the probes' " +
+                                     judgment_run::fmt_ms(beyond.value("probe_spread_ms", 0.0)) + ")"
                                 : "a first judgment's clock check was inconclusive (tolerance " +
-                                     ms_text(beyond.value("tolerance_ms", 0.0)) + ")";
+                                     judgment_run::fmt_ms(beyond.value("tolerance_ms", 0.0)) + ")";
     auto second = run_guarded(task_path, candidate_path, options, progress);
     if (!second) return second;
     const json* again = clock_of(second);

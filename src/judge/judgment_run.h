@@ -52,6 +52,13 @@ inline constexpr double kHostSensitiveMs = 1.0;  // a reference under this waits
 
 class judgment_run {
  public:
+  /// "0.1234 ms": how a judgment's messages write a time.
+  static std::string fmt_ms(double ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g ms", ms);
+    return buf;
+  }
+
   judgment_run(std::string task, std::string cand, const judge_options& opt, progress_sink& progress)
       : opt_(opt), progress_(progress) {
     j_.task_path = absolute_path(task);
@@ -195,11 +202,6 @@ class judgment_run {
   static std::string fmt_s(double s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.2f s", s);
-    return buf;
-  }
-  static std::string fmt_ms(double ms) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g ms", ms);
     return buf;
   }
 

@@ -74,6 +74,20 @@ judgment overruled(judgment first, const judgment& later, const char* which) {
   return first;
 }
 
+// The lowest of the third judgment and those of the first two it agrees
+// with; nullptr where it agrees with neither.
+const judgment* lowest_agreeing(const judgment& first, const judgment& second, const judgment& third, bool with_first,
+                                bool with_second) {
+  std::vector<const judgment*> agreeing;
+  if (with_first) agreeing.push_back(&first);
+  if (with_second) agreeing.push_back(&second);
+  if (agreeing.empty()) return nullptr;
+  agreeing.push_back(&third);
+  return *std::min_element(agreeing.begin(), agreeing.end(), [](const judgment* a, const judgment* b) {
+    return a->speedup.value_or(0) < b->speedup.value_or(0);
+  });
+}
+
 }  // namespace
 
 // An implausible speedup stands only if a second judgment, in fresh processes
@@ -129,7 +143,7 @@ result<judgment> recheck_speedup(judgment first, const std::string& task_path, c
   if (n > 0 && n < static_cast<int>(sizeof what))
     std::snprintf(what + n, sizeof what - n, "%s (against the first: %s; against the second: %s)", verdict_text,
                   apart(g13, options).c_str(), apart(g23, options).c_str());
-  const judgment* lowest = deciding_judgment(first, *second, *third, options);
+  const judgment* lowest = lowest_agreeing(first, *second, *third, g13.stands, g23.stands);
   first.checks.push_back({"speedup_recheck", lowest != nullptr, what});
   if (!lowest) {
     first.outcome = verdict::rejected;
@@ -151,14 +165,8 @@ bool speedups_agree(const judgment& a, const judgment& b, const judge_options& o
 
 const judgment* deciding_judgment(const judgment& first, const judgment& second, const judgment& third,
                                   const judge_options& options) {
-  std::vector<const judgment*> agreeing;
-  if (speedups_agree(first, third, options)) agreeing.push_back(&first);
-  if (speedups_agree(second, third, options)) agreeing.push_back(&second);
-  if (agreeing.empty()) return nullptr;
-  agreeing.push_back(&third);
-  return *std::min_element(agreeing.begin(), agreeing.end(), [](const judgment* a, const judgment* b) {
-    return a->speedup.value_or(0) < b->speedup.value_or(0);
-  });
+  return lowest_agreeing(first, second, third, speedups_agree(first, third, options),
+                         speedups_agree(second, third, options));
 }
 
 double recheck_agreement(double least, std::optional<double> error1, std::optional<double> error2) {
