@@ -82,14 +82,19 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   // request's noise); the Python worker may not: its candidate shares the
   // interpreter with the worker's clock, and its ~1-2 ms requests leave
   // room for a forged window at any size under a millisecond.
-  bool conclusive = run.tolerance_ms <= (modelnew_ ? 0.25 * median : std::max(0.25, 0.25 * median));
+  // Too few timed calls for their median to stand for the candidate (a time
+  // budget spent early on a loaded machine: in CI an honest ModelNew with one
+  // timed call, 1.07 ms over the probes, was rejected): the check cannot
+  // tell, and the judge's clock times the calls.
+  const bool too_few = cand_excess_ms_.size() < kMinClockCalls;
+  bool conclusive = !too_few && run.tolerance_ms <= (modelnew_ ? 0.25 * median : std::max(0.25, 0.25 * median));
   // Up to twice the tolerance is a grey zone, not a verdict: the judge's
   // own clock then times every call (a forger gains nothing there), so an
   // honest candidate a busy request pushed over the line is not rejected
   // (an H200 re-check of an honest load_inline ModelNew: 0.172 ms against
   // 0.143). Beyond it, the worker's window is forged (the corpus: 0.55 and
   // 0.83 ms against ~0.1).
-  bool grey = !run.agrees && run.missing_ms <= 2 * run.tolerance_ms;
+  bool grey = !run.agrees && (too_few || run.missing_ms <= 2 * run.tolerance_ms);
   // A spread beyond the cap is not the requests' noise: the window does not
   // follow the judge's clock call by call, and whatever its median shows,
   // the judge's own clock times every call (the cap alone left a window
@@ -137,7 +142,9 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   std::snprintf(buf, sizeof buf, "the judge's clock saw %.4g ms per run request beyond the worker's window (the worker's own "
                 "call before the candidate loaded: %.4g ms; %.3g ms unaccounted, at most %.3g%s%s)%s",
                 run.excess_ms, run.overhead_ms, run.missing_ms, run.tolerance_ms, capped,
-                grey ? ", up to twice that judged by the judge's clock" : "",
+                too_few ? ", too few timed calls to tell: each judged by the judge's clock"
+                : grey  ? ", up to twice that judged by the judge's clock"
+                        : "",
                 full_speed_pairs ? " over the pairs timed at the host's full speed" : "");
   if (full_speed_pairs) {
     // Both checks must agree, and both be conclusive, for the judgment's.

@@ -41,6 +41,7 @@ inline constexpr unsigned kReferenceUid = 65533;  // an untrusted task's sealed 
 inline constexpr int kWarmupProbes = 4;         // first calls of the worker's own, not kept (cold paths)
 inline constexpr int kOverheadProbes = 32;      // calls timed before the candidate loads, the worker's own
 inline constexpr int kPostProbes = 4;           // of each length, again after the timed calls
+inline constexpr size_t kMinClockCalls = 5;     // fewer timed calls: the clock check cannot reject
 // The candidate's excess counts in the clock check's tolerance with at most
 // this many times the probes' spread (compare_excess), and beyond it the
 // judge's clock times every call: honest CPU calls sat at 0.3-2.2 times it
