@@ -8,7 +8,10 @@ machine did meanwhile (issue "Sound judging under attack", item 6).
 Writes one JSON line per sample until killed (SIGTERM or SIGINT): the wall
 time (time.time(), as the judgments' files can be placed by), and per CPU
 the seconds busy, idle and stolen since the previous sample, plus the
-load average.
+load average. With --probe, also the host's speed at that moment on the
+monitor's own CPU: the microseconds a fixed piece of pure Python takes (the
+same piece as the reference worker's host probe, python/cudal1_ref.py), so
+a slow phase can be told machine-wide from one CPU's.
 """
 import argparse
 import json
@@ -31,10 +34,24 @@ def read_stat(hz):
     return cpus
 
 
+def host_probe():
+    d = {"a": 1}
+
+    def f(x):
+        return x + d["a"]
+
+    t0 = time.perf_counter()
+    s = 0
+    for _ in range(400):
+        s = f(s)
+    return (time.perf_counter() - t0) * 1e6
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="JSON lines file to write")
     ap.add_argument("--interval", type=float, default=0.25, help="seconds between samples (default 0.25)")
+    ap.add_argument("--probe", action="store_true", help="also time the host probe each sample (least of 5, us)")
     args = ap.parse_args()
     hz = os.sysconf("SC_CLK_TCK")
     stop = []
@@ -46,6 +63,9 @@ def main():
             time.sleep(args.interval)
             now = read_stat(hz)
             row = {"t": time.time(), "load": os.getloadavg()[0], "cpus": {}}
+            if args.probe:
+                row["probe_us"] = round(min(host_probe() for _ in range(5)), 2)
+                row["cpu"] = os.sched_getaffinity(0) and next(iter(os.sched_getaffinity(0)))
             for cpu, (busy, idle, steal) in now.items():
                 b0, i0, s0 = before.get(cpu, (busy, idle, steal))
                 row["cpus"][cpu] = [round(busy - b0, 3), round(idle - i0, 3), round(steal - s0, 3)]

@@ -47,10 +47,16 @@ for step in $steps; do
     stability)  # the judgments' JSON and the CPUs' counters (cpu.jsonl) in one archive (the device returns a few files only);
       # STABILITY_ARGS="--runs 10", STABILITY_ALSO="--reference-replace-every 4;--cpu split" for series side by side
       mkdir -p "$out/stability"
-      python3 bench/cpu_monitor.py --out "$out/stability/cpu.jsonl" & monitor=$!
+      taskset -c 0 python3 bench/cpu_monitor.py --probe --out "$out/stability/cpu.jsonl" & monitor=$!
+      # the GPU's clocks, power and clock-event reasons beside them (GPU_MONITOR_MS=0: none)
+      gpumon=
+      if [ "${GPU_MONITOR_MS:-200}" != 0 ]; then
+        nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \
+          --format=csv,noheader -lms ${GPU_MONITOR_MS:-200} > "$out/stability/gpu.csv" 2>&1 & gpumon=$!
+      fi
       also=(); IFS=';' read -ra extra <<<"${STABILITY_ALSO:-}"; for e in "${extra[@]}"; do [ -n "$e" ] && also+=(--also "$e"); done
       timeout ${STABILITY_TIMEOUT:-3600} build/bin/stability_bench ${STABILITY_ARGS:-} "${also[@]}" --save "$out/stability" 2>&1 | tee "$out/stability.log"
-      kill $monitor; wait $monitor
+      kill $monitor ${gpumon}; wait $monitor ${gpumon}
       tar czf "$out/stability.tgz" -C "$out" stability && rm -rf "$out/stability" ;;
     placement) python3 bench/reference_placement.py --save "$out/reference-placement.json" ${PLACEMENT_PROBE_ARGS:-} 2>&1 | tee "$out/reference-placement.log" ;;
     bench) build/bin/judge_bench ${BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/bench.log" ;;
