@@ -148,29 +148,30 @@ def main():
             except (ValueError, IndexError):
                 pass
             print(f"  warm {i + 1}: {s:.2f} s ({verdict_of(p.stdout)})", flush=True)
-        # N distinct candidates: the same kernel, a different constant in a comment.
-        cands = os.path.join(work, "batch")
-        os.makedirs(cands)
-        stem = os.path.splitext(os.path.basename(a.task))[0]
-        for n in range(a.batch):
-            with open(os.path.join(cands, f"{stem}.{n}.py"), "w") as f:
-                f.write(source.replace("cuda_source = r\"\"\"", f"cuda_source = r\"\"\"\n// variant {n}", 1)
-                        .replace("source = r\"\"\"", f"source = r\"\"\"\n// variant {n}", 1))
-        s, p = run([a.cudal1, "bench", a.task, "--candidates", cands, "--store", os.path.join(work, "store.sqlite"),
-                    "--cache-dir", os.path.join(work, "batch-cache"), "-q"] + flags)
-        out["batch_s"] = s
-        out["batch_summary"] = p.stdout[-2000:]
-        print(f"  batch of {a.batch} with cudal1 bench: {s:.1f} s ({s / a.batch:.2f} s per candidate)", flush=True)
-        one_by_one = []
-        singles = a.batch if a.singles is None else max(0, min(a.singles, a.batch))
-        for n in range(singles):
-            cache = os.path.join(work, f"single-{n}")
-            s1, p1 = run([a.cudal1, "eval", "--json", a.task, os.path.join(cands, f"{stem}.{n}.py"), "--cache-dir", cache]
-                         + flags)
-            one_by_one.append(s1)
-            shutil.rmtree(cache, ignore_errors=True)
-            print(f"  one by one {n + 1}/{singles}: {s1:.2f} s ({verdict_of(p1.stdout)})", flush=True)
-        out["one_by_one_s"] = one_by_one
+        if a.batch > 0:  # --batch 0: no batch (the cold and warm runs only)
+            # N distinct candidates: the same kernel, a different constant in a comment.
+            cands = os.path.join(work, "batch")
+            os.makedirs(cands)
+            stem = os.path.splitext(os.path.basename(a.task))[0]
+            for n in range(a.batch):
+                with open(os.path.join(cands, f"{stem}.{n}.py"), "w") as f:
+                    f.write(source.replace("cuda_source = r\"\"\"", f"cuda_source = r\"\"\"\n// variant {n}", 1)
+                            .replace("source = r\"\"\"", f"source = r\"\"\"\n// variant {n}", 1))
+            s, p = run([a.cudal1, "bench", a.task, "--candidates", cands, "--store", os.path.join(work, "store.sqlite"),
+                        "--cache-dir", os.path.join(work, "batch-cache"), "-q"] + flags)
+            out["batch_s"] = s
+            out["batch_summary"] = p.stdout[-2000:]
+            print(f"  batch of {a.batch} with cudal1 bench: {s:.1f} s ({s / a.batch:.2f} s per candidate)", flush=True)
+            one_by_one = []
+            singles = a.batch if a.singles is None else max(0, min(a.singles, a.batch))
+            for n in range(singles):
+                cache = os.path.join(work, f"single-{n}")
+                s1, p1 = run([a.cudal1, "eval", "--json", a.task, os.path.join(cands, f"{stem}.{n}.py"), "--cache-dir", cache]
+                             + flags)
+                one_by_one.append(s1)
+                shutil.rmtree(cache, ignore_errors=True)
+                print(f"  one by one {n + 1}/{singles}: {s1:.2f} s ({verdict_of(p1.stdout)})", flush=True)
+            out["one_by_one_s"] = one_by_one
     finally:
         if a.save:
             os.makedirs(a.save, exist_ok=True)

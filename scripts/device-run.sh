@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability placement window cpu-placement modelnew nvcc-split optimize optimize-bench queue competition)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability placement window cpu-placement headstart modelnew nvcc-split optimize optimize-bench queue competition)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -63,6 +63,7 @@ for step in $steps; do
     queue) python3 bench/queue_bench.py --save "$out" ${QUEUE_ARGS:-} 2>&1 | tee "$out/queue-bench.log" ;;  # needs build/redis (scripts/stage-redis.sh)
     optimize) python3 bench/optimize_suite.py --keep "$out" ${OPTIMIZE_ARGS:-} 2>&1 | tee "$out/optimize-suite.log" ;;
     optimize-bench) python3 bench/optimize_bench.py ${OPTIMIZE_BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/optimize-bench.log" ;;
+    headstart) python3 bench/window_headstart.py ${HEADSTART_ARGS:-} --save "$out/window-headstart.jsonl" 2>&1 | tee "$out/window-headstart.log"; gzip -f "$out/window-headstart.jsonl" ;;
     window) python3 bench/reference_window.py --save "$out/reference-window.jsonl" ${WINDOW_ARGS:-} 2>&1 | tee "$out/reference-window.log"; gzip -f "$out/reference-window.jsonl" ;;
     cpu-placement) python3 bench/cpu_placement.py --save "$out/placement" ${PLACEMENT_ARGS:-} 2>&1 | tee "$out/placement.log"; tar czf "$out/placement.tgz" -C "$out" placement && rm -rf "$out/placement" ;;
     competition) python3 bench/competition_bench.py ${COMPETITION_ARGS:-} --save "$out" 2>&1 | tee "$out/competition-bench.log" ;;  # serve --competition with 3 CUDA submissions: the board's ranking beside cudal1 eval's

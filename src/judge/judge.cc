@@ -50,6 +50,11 @@ std::string cache_dir_of(const judge_options& options) {
 std::string auto_backend() { return file_exists("/dev/nvidiactl") ? "cuda" : "cpu"; }
 
 namespace {
+// The compile check's reason for a build taken from the cache; a second
+// judgment's check says how the first made it.
+constexpr const char* kNativeBuildCached = "found in the compile cache";
+constexpr const char* kModelNewBuildCached = "its build found in the cache";
+
 // The CPUs of `cpu`'s physical core (its SMT siblings and itself), from
 // /sys; just `cpu` where the topology is not there.
 std::vector<int> core_siblings(int cpu) {
@@ -320,7 +325,7 @@ bool judgment_run::compile() {
   auto out = compile_candidate(req);
   if (!out) return fail(verdict::compile_error, out.message());
   if (!record_build(*out, "compilation timed out", "the compiler reported errors",
-                    out->cached ? "found in the compile cache"
+                    out->cached ? kNativeBuildCached
                                 : "compiled in " + fmt_s(out->seconds) + (out->notes.empty() ? "" : ", " + out->notes)))
     return false;
   // The worker loads its own copy, in its own folder: it may read nothing
@@ -362,7 +367,7 @@ bool judgment_run::build_python_candidate() {
   auto out = build_modelnew(request);
   if (!out) return fail(verdict::compile_error, out.message());
   if (!record_build(*out, "building the extensions timed out", "importing or building the candidate failed",
-                    out->cached ? "its build found in the cache"
+                    out->cached ? kModelNewBuildCached
                                 : "built in " + fmt_s(out->seconds) + (out->notes.empty() ? "" : " (" + out->notes + ")")))
     return false;
   // The worker's own copy: it may read nothing of the cache.
@@ -406,6 +411,15 @@ bool inconclusive_recheck_clears(const json& judge_clock) {
       !clean(judge_clock["full_speed_pairs"].value("run_beyond_window", json())))
     return false;
   return true;
+}
+
+void say_first_build(judgment& second, const judgment& first) {
+  // Native and ModelNew alike: a ModelNew's build retried afresh after its
+  // fork died was said only by the first judgment (CI, pch_build.sh).
+  for (auto& c : second.checks)
+    if (c.name == "compile" && (c.reason == kNativeBuildCached || c.reason == kModelNewBuildCached))
+      for (const auto& made : first.checks)
+        if (made.name == "compile" && made.reason != c.reason) c.reason += " (made by the first judgment: " + made.reason + ")";
 }
 
 namespace {
@@ -483,12 +497,7 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
       first->total_s += second->total_s;
       return first;
     }
-    // Its build was the first judgment's (the cache): how that was made
-    // stays said.
-    for (auto& c : second->checks)
-      if (c.name == "compile" && c.reason.rfind("found in the compile cache", 0) == 0)
-        for (const auto& made : first->checks)
-          if (made.name == "compile" && made.reason != c.reason) c.reason += " (made by the first judgment: " + made.reason + ")";
+    say_first_build(*second, *first);
     if (second_inconclusive)
       why += "; judged again, nothing was missing (" + second_figures() +
              "), though the check could not vouch for the window: every call counted by the judge's clock";

@@ -193,6 +193,12 @@ nlohmann::json order_effect(const std::vector<double>& ref_ms, const std::vector
 /// pairs alike. `judge_clock` is the second judgment's.
 bool inconclusive_recheck_clears(const nlohmann::json& judge_clock);
 
+/// Where a second judgment stands in place of the first (a clock check
+/// judged again), its compile check found the first's build in the cache:
+/// how the first made it (its time, the precompiled header, a retry afresh)
+/// is appended to that check's reason. Other checks are left as they are.
+void say_first_build(judgment& second, const judgment& first);
+
 /// The backend a candidate file runs on: "cuda" for .cu, "cpu" for .cpp/.cc;
 /// checks an explicit choice against the extension.
 result<std::string> resolve_backend(const std::string& candidate_path, const std::string& requested);

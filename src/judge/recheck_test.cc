@@ -84,5 +84,28 @@ TEST(SpeedupRecheck, AThirdJudgmentDecides) {
   EXPECT_EQ(deciding_judgment(a, b, c, options), &a);
 }
 
+// A second judgment in place of the first (the clock judged again) found the
+// first's build in the cache; how the first built it stays said: for a
+// ModelNew too (CI at 73a76f9: a build retried afresh after its fork died,
+// then a second judgment, and the retry was no longer said).
+TEST(ClockJudgedAgain, TheFirstBuildStaysSaid) {
+  for (const char* cached : {"found in the compile cache", "its build found in the cache"}) {
+    judgment first, second;
+    first.checks = {{"compile", true, "built in 15.0 s (started afresh: the candidate server's fork ended)"},
+                    {"correctness", true, "5/5"}};
+    second.checks = {{"compile", true, cached}, {"correctness", true, "5/5"}};
+    say_first_build(second, first);
+    EXPECT_EQ(second.checks[0].reason, std::string(cached) + " (made by the first judgment: built in 15.0 s (started "
+                                                             "afresh: the candidate server's fork ended))");
+    EXPECT_EQ(second.checks[1].reason, "5/5");
+  }
+  // A second judgment that built for itself keeps its own reason.
+  judgment first, second;
+  first.checks = {{"compile", true, "built in 15.0 s"}};
+  second.checks = {{"compile", true, "built in 14.0 s"}};
+  say_first_build(second, first);
+  EXPECT_EQ(second.checks[0].reason, "built in 14.0 s");
+}
+
 }  // namespace
 }  // namespace cudal1
