@@ -201,6 +201,7 @@ class Reference:
     def __init__(self):
         self.exchange = None
         self.fingerprints = Fingerprints()
+        self.collected = {}  # per arena position: collect_from's copies of a call's outputs, for its check
 
     # ---- init -------------------------------------------------------------
     def init(self, msg):
@@ -501,6 +502,7 @@ class Reference:
         point, two alternating byte patterns where not (so a stale integer
         output from an earlier call shows)."""
         at = self.arena_at(msg)
+        self.collected.pop(at, None)
         for spec in self.arg_specs:
             self.view(spec, at).copy_(self.view(spec))
         pattern = 0x5A if msg.get("sentinel", 0) else 0xFF
@@ -542,6 +544,13 @@ class Reference:
                 return {"ok": True, "problem": f"output {i} could not be read from the worker ({os.strerror(err)})"}
             if err:
                 return {"ok": True, "problem": f"output {i} {err}"}
+        # What is checked is what was read here: the worker maps the exchange
+        # and runs again (its census request) before the check, so the check
+        # compares private copies taken now, and the inputs as they are now
+        # (an attack review, 2026-12-06: a census handler that wrote the
+        # outputs after this read, modelnew_hack_census_rewrite.py).
+        self.collected[at] = {"outputs": [self.view(spec, at).clone() for spec in self.out_specs],
+                              "changed_inputs": self.changed_inputs(at)}
         return {"ok": True}
 
     def read_output(self, pid, dst, spec, d):
@@ -797,6 +806,11 @@ class Reference:
     def check(self, msg):
         figures = []
         at = self.arena_at(msg)
+        # The outputs collect_from read for this call, where it did (CPU
+        # ModelNew); else the arena's (the worker's collect request copied
+        # them there, and its census after that is timed with the call).
+        collected = self.collected.pop(at, None)
+        outputs = collected["outputs"] if collected else [self.view(spec, at) for spec in self.out_specs]
         # Under bf16 autocast the reference's outputs may come back in bf16.
         self.ref_out = [r.to(self.dtypes[s["dtype"]]) if self.names.get(r.dtype) != s["dtype"] and r.is_floating_point() else r
                         for s, r in zip(self.out_specs, self.ref_out)]
@@ -807,25 +821,34 @@ class Reference:
             if list(ref.shape) != spec["shape"] or self.names.get(ref.dtype) != spec["dtype"]:
                 raise TaskError(f"Model.forward returned {spec['name']} with another shape or dtype for other inputs")
             rtol, atol_rel, rel_norm = self.tolerances[spec["dtype"]]
-            f = compare(self.view(spec, at), ref, rtol, atol_rel)
+            out = outputs[i]
+            f = compare(out, ref, rtol, atol_rel)
             if not passes(f, rel_norm):
                 # A wrong output that is right for an earlier call's inputs is
                 # a replayed result (inputs are fresh every call).
-                call = self.fingerprints.match(i, self.view(spec, at), rtol, atol_rel * f["scale"])
+                call = self.fingerprints.match(i, out, rtol, atol_rel * f["scale"])
                 if call is not None:
                     f["replays_call"] = call
-                self.fit_lower_precision(f, self.view(spec, at), ref)
+                self.fit_lower_precision(f, out, ref)
             if precise is not None and ref.is_floating_point():
                 # The candidate against float64, and PyTorch's own distance from it.
-                f["precise"] = compare(self.view(spec, at), precise[i], rtol, atol_rel)
+                f["precise"] = compare(out, precise[i], rtol, atol_rel)
                 f["precise"]["reference_rel_norm"] = compare(ref, precise[i], rtol, atol_rel)["rel_norm"]
                 if not passes(f["precise"], rel_norm):
-                    self.fit_lower_precision(f["precise"], self.view(spec, at), precise[i])
+                    self.fit_lower_precision(f["precise"], out, precise[i])
             figures.append(f)
-        changed = [spec["name"] for spec, v in zip(self.arg_specs, self.pristine)
-                   if not bitwise_equal(self.view(spec, at), as_tensor_arg(v, spec["name"]).to(self.device))]
+        changed = self.changed_inputs(at)
+        for name in collected["changed_inputs"] if collected else []:
+            if name not in changed:
+                changed.append(name)
         self.fingerprints.add(self.ref_out)
         return {"ok": True, "outputs": figures, "changed_inputs": changed}
+
+    def changed_inputs(self, at):
+        """The names of the inputs whose arena copy differs from the call's
+        pristine values."""
+        return [spec["name"] for spec, v in zip(self.arg_specs, self.pristine)
+                if not bitwise_equal(self.view(spec, at), as_tensor_arg(v, spec["name"]).to(self.device))]
 
     def fit_lower_precision(self, figures, cand, ref):
         """For a failing fp32 output: per looser policy, the fraction of its

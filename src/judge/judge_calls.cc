@@ -250,7 +250,9 @@ result<bool> judgment_run::probe_after_calls() {
 // before the candidate loaded) and on CUDA, the worker copies them in a
 // collect request, and the call's time is all four requests' with the census
 // (on the GPU, kernels queued without waiting would run on through the
-// sentinel check). The worker's census follows either way (census_after).
+// sentinel check). The worker's census follows either way, timed with the
+// call (census_after): on the direct read the call's time is the run
+// request's and the census's.
 // False where the call ended (t says how); r.body gets any output problem.
 bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) {
   worker_reply seen = reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
@@ -284,14 +286,14 @@ bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) 
       }
       r.body["output_problem"] = {"wrong_output", "its outputs could not be read as its run reply described them (" +
                                                       got.message() + ")"};
-      return census_after(t, r, false);
+      return census_after(t, r);
     }
     j_.requests_ms["collect_from"].push_back(got.wall_ms);
     const bool failed = got.body.contains("unavailable") || got.body.contains("problem");
     if (!(failed && probe)) {
       std::string problem = got.body.value("problem", got.body.value("unavailable", ""));
       if (!problem.empty()) r.body["output_problem"] = {"wrong_output", problem};
-      return census_after(t, r, false);
+      return census_after(t, r);
     }
     // Before the candidate loaded, only this machine or the worker's own code
     // can fail the read: the worker copies the outputs instead.
@@ -306,15 +308,21 @@ bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) 
   j_.requests_ms["collect"].push_back(got.wall_ms);
   r.wall_ms += seen.wall_ms + got.wall_ms;
   if (got.body.contains("output_problem")) r.body["output_problem"] = got.body["output_problem"];
-  return census_after(t, r, true);
+  return census_after(t, r);
 }
 
 // The worker's own census of the call (threads, processes, attempts the seal
 // recorded, the persisting L2), a request of its own after the outputs are
-// taken, its findings into r.body. Timed with the call where the worker
-// copied its outputs itself (on the GPU, kernels queued without waiting would
-// otherwise run on through it); not where the reference's process read them.
-bool judgment_run::census_after(call_timing& t, worker_reply& r, bool timed) {
+// taken, its findings into r.body. Timed with the call on every path: the
+// candidate's code runs in the worker's process and can do work in any of
+// its requests, and what the checks read afterwards lies in the exchange the
+// worker maps (an attack review, 2026-12-06: a forward that returned an empty
+// tensor and a census handler, swapped in through the worker's frame, that
+// wrote silu(x) * scale into the exchange after collect_from, judged correct
+// at 1.6-2.6x against 0.64-0.90x honest while the census was untimed on the
+// CPU's direct read: modelnew_hack_census_rewrite.py). On the GPU, kernels
+// queued without waiting would otherwise run on through it too.
+bool judgment_run::census_after(call_timing& t, worker_reply& r) {
   worker_reply c = candidate_->request({{"op", "census"}}, opt_.call_timeout_s);
   if (c.what != worker_reply::kind::ok) {
     t.err_reply = c;
@@ -322,7 +330,7 @@ bool judgment_run::census_after(call_timing& t, worker_reply& r, bool timed) {
     return false;
   }
   j_.requests_ms["census"].push_back(c.wall_ms);
-  if (timed) r.wall_ms += c.wall_ms;
+  r.wall_ms += c.wall_ms;
   for (const char* key : {"new_threads", "child_processes", "process_attempts", "escape_attempts", "deferred_work", "cache_tampering"})
     if (c.body.contains(key)) r.body[key] = c.body[key];
   return true;

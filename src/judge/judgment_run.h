@@ -139,7 +139,7 @@ class judgment_run {
   bool collect_outputs(call_timing& t, worker_reply& r, bool probe);
   void time_probe(call_timing& t, double probe_ms, bool after_reference);
   result<bool> probe_after_calls();
-  bool census_after(call_timing& t, worker_reply& r, bool timed);
+  bool census_after(call_timing& t, worker_reply& r);
 
   // The worker's /proc folder in the judge's namespace: the census from
   // outside the worker reads it (src/worker/census.h).
