@@ -604,7 +604,8 @@ class Worker:
         pool = torch.get_num_threads()
         real_set = torch.set_num_threads
         torch.set_num_threads = lambda n: real_set(max(1, min(int(n), pool)))
-        warm_openmp()
+        if self.backend == "cpu":  # not yet run on a GPU machine (where the worker is pinned to one CPU)
+            warm_openmp()
         if self.backend == "cuda":
             # The window's events and driver calls, bound before any candidate
             # code runs (cudal1_clock): the reference's window is framed alike.
