@@ -201,7 +201,10 @@ class Reference:
     def __init__(self):
         self.exchange = None
         self.fingerprints = Fingerprints()
-        self.collected = {}  # per arena position: collect_from's copies of a call's outputs, for its check
+        # Per arena (0, 1): the position and collect_from's copies of its last
+        # call's outputs, for that call's check. At most two are kept: calls
+        # that are never checked (the probes) leave nothing behind.
+        self.collected = {}
 
     # ---- init -------------------------------------------------------------
     def init(self, msg):
@@ -502,7 +505,7 @@ class Reference:
         point, two alternating byte patterns where not (so a stale integer
         output from an earlier call shows)."""
         at = self.arena_at(msg)
-        self.collected.pop(at, None)
+        self.collected.pop(int(msg["arena"]), None)
         for spec in self.arg_specs:
             self.view(spec, at).copy_(self.view(spec))
         pattern = 0x5A if msg.get("sentinel", 0) else 0xFF
@@ -549,8 +552,8 @@ class Reference:
         # compares private copies taken now, and the inputs as they are now
         # (an attack review, 2026-12-06: a census handler that wrote the
         # outputs after this read, modelnew_hack_census_rewrite.py).
-        self.collected[at] = {"outputs": [self.view(spec, at).clone() for spec in self.out_specs],
-                              "changed_inputs": self.changed_inputs(at)}
+        self.collected[int(msg["arena"])] = {"at": at, "outputs": [self.view(spec, at).clone() for spec in self.out_specs],
+                                             "changed_inputs": self.changed_inputs(at)}
         return {"ok": True}
 
     def read_output(self, pid, dst, spec, d):
@@ -809,7 +812,9 @@ class Reference:
         # The outputs collect_from read for this call, where it did (CPU
         # ModelNew); else the arena's (the worker's collect request copied
         # them there, and its census after that is timed with the call).
-        collected = self.collected.pop(at, None)
+        collected = self.collected.pop(int(msg["arena"]), None)
+        if collected is not None and collected["at"] != at:
+            collected = None
         outputs = collected["outputs"] if collected else [self.view(spec, at) for spec in self.out_specs]
         # Under bf16 autocast the reference's outputs may come back in bf16.
         self.ref_out = [r.to(self.dtypes[s["dtype"]]) if self.names.get(r.dtype) != s["dtype"] and r.is_floating_point() else r
