@@ -20,6 +20,9 @@ import signal
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from cudal1_clock import host_probe  # noqa: E402  (the reference worker's own probe)
+
 
 def read_stat(hz):
     cpus = {}
@@ -32,19 +35,6 @@ def read_stat(hz):
             user, nice, system, idle, iowait, irq, softirq, steal = v
             cpus[fields[0][3:]] = ((user + nice + system + irq + softirq) / hz, (idle + iowait) / hz, steal / hz)
     return cpus
-
-
-def host_probe():
-    d = {"a": 1}
-
-    def f(x):
-        return x + d["a"]
-
-    t0 = time.perf_counter()
-    s = 0
-    for _ in range(400):
-        s = f(s)
-    return (time.perf_counter() - t0) * 1e6
 
 
 def main():

@@ -13,6 +13,7 @@ the host's speed and is charged to the reference and a ModelNew alike but not
 to a native candidate.
 """
 import ctypes
+import time
 
 
 def cuda_window(torch):
@@ -75,3 +76,22 @@ def _torch_window(torch, start, end):
         wait(end)
         return elapsed(start, end)
     return begin, finish, "torch"
+
+
+def host_probe():
+    """A fixed piece of pure Python (calls, dict and attribute reads, as
+    PyTorch's dispatch does), timed in microseconds: the host's speed at
+    that moment, reported beside each timed run of the reference (judgment
+    "host"), so a slow reference can be told from a slow host. The benches
+    that watch the host's speed (bench/cpu_monitor.py,
+    bench/window_headstart.py) time the same piece."""
+    d = {"a": 1}
+
+    def f(x):
+        return x + d["a"]
+
+    t0 = time.perf_counter()
+    s = 0
+    for _ in range(400):
+        s = f(s)
+    return (time.perf_counter() - t0) * 1e6

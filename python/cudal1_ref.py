@@ -36,6 +36,8 @@ import sys
 import time
 import traceback
 
+from cudal1_clock import host_probe  # the host probe, pure Python: no torch
+
 MAX_SHIFT = 1 << 20  # a call's arena base moves by up to this (multiples of ALIGN)
 ALIGN = 256
 PLACEMENT_HEADROOM = 1 << 30  # the least free device memory for the reference's memory to be placed afresh
@@ -129,23 +131,6 @@ def as_tensor_arg(value, index):
     raise TaskError(f"get_inputs()[{index}] is a {type(value).__name__}; only tensors and Python scalars can be passed to a native candidate")
 
 
-def host_probe():
-    """A fixed piece of pure Python (calls, dict and attribute reads, as
-    PyTorch's dispatch does), timed in microseconds: the host's speed at
-    that moment, reported beside each timed run (judgment "host"), so a
-    slow reference can be told from a slow host."""
-    d = {"a": 1}
-
-    def f(x):
-        return x + d["a"]
-
-    t0 = time.perf_counter()
-    s = 0
-    for _ in range(400):
-        s = f(s)
-    return (time.perf_counter() - t0) * 1e6
-
-
 class _IoVec(ctypes.Structure):
     _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
 
@@ -201,8 +186,8 @@ class Reference:
     def __init__(self):
         self.exchange = None
         self.fingerprints = Fingerprints()
-        # Per arena (0, 1): the position and collect_from's copies of its last
-        # call's outputs, for that call's check. At most two are kept: calls
+        # Per arena (0, 1): the position and the outputs collect_from read for
+        # its last call, for that call's check. At most two are kept: calls
         # that are never checked (the probes) leave nothing behind.
         self.collected = {}
 
@@ -522,8 +507,8 @@ class Reference:
 
     def collect_from(self, msg):
         """A CPU ModelNew's outputs, read from its stopped worker's memory at
-        what its run reply says (process_vm_readv) into the call's outputs:
-        the candidate's process does no work after its window that candidate
+        what its run reply says (process_vm_readv) into this process's own
+        tensors, which the call's check compares: the candidate's process does no work after its window that candidate
         code could turn into a last pass of forward. {"unavailable": why}
         where this process may not read another's memory (then the judge
         has the worker copy them, collect); {"problem": why} where the
@@ -536,9 +521,15 @@ class Reference:
         descs = msg.get("outputs")
         if not isinstance(descs, list) or len(descs) != len(self.out_specs):
             return {"ok": True, "problem": "the run reply did not describe the task's outputs"}
-        for i, (spec, d) in enumerate(zip(self.out_specs, descs)):
+        # Read into this process's own memory, not the exchange: the worker
+        # maps the exchange and runs again (its census request) before the
+        # check, so the check compares these, and the inputs as they are now
+        # (an attack review, 2026-12-06: a census handler wrote the outputs
+        # into the exchange after this read, modelnew_hack_census_rewrite.py).
+        outputs = [torch.empty(spec["shape"], dtype=self.dtypes[spec["dtype"]]) for spec in self.out_specs]
+        for i, (spec, d, dst) in enumerate(zip(self.out_specs, descs, outputs)):
             try:
-                err = self.read_output(pid, self.view(spec, at), spec, d)
+                err = self.read_output(pid, dst, spec, d)
             except Exception as e:  # a description no tensor has
                 return {"ok": True, "problem": f"output {i} cannot be read as described ({type(e).__name__}: {e})"}
             if err in (errno.EPERM, errno.ENOSYS, errno.EACCES):
@@ -547,13 +538,7 @@ class Reference:
                 return {"ok": True, "problem": f"output {i} could not be read from the worker ({os.strerror(err)})"}
             if err:
                 return {"ok": True, "problem": f"output {i} {err}"}
-        # What is checked is what was read here: the worker maps the exchange
-        # and runs again (its census request) before the check, so the check
-        # compares private copies taken now, and the inputs as they are now
-        # (an attack review, 2026-12-06: a census handler that wrote the
-        # outputs after this read, modelnew_hack_census_rewrite.py).
-        self.collected[int(msg["arena"])] = {"at": at, "outputs": [self.view(spec, at).clone() for spec in self.out_specs],
-                                             "changed_inputs": self.changed_inputs(at)}
+        self.collected[int(msg["arena"])] = {"at": at, "outputs": outputs, "changed_inputs": self.changed_inputs(at)}
         return {"ok": True}
 
     def read_output(self, pid, dst, spec, d):
@@ -810,7 +795,7 @@ class Reference:
         figures = []
         at = self.arena_at(msg)
         # The outputs collect_from read for this call, where it did (CPU
-        # ModelNew); else the arena's (the worker's collect request copied
+        # ModelNew; they never entered the exchange); else the arena's (the worker's collect request copied
         # them there, and its census after that is timed with the call).
         collected = self.collected.pop(int(msg["arena"]), None)
         if collected is not None and collected["at"] != at:
