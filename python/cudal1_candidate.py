@@ -475,29 +475,6 @@ def build_main(a):
 
 # ---- the run worker -------------------------------------------------------------
 
-
-def warm_openmp():
-    """Starts the system OpenMP runtime's (libgomp's) thread pool at the size
-    a candidate sees as its CPUs (omp_get_num_procs), before the thread
-    baseline. An extension built with -fopenmp runs its parallel regions on
-    that pool, which starts its threads at the first region of a size and
-    keeps them parked after: without this, an honest
-    `#pragma omp parallel for num_threads(omp_get_num_procs())` started a
-    thread after the baseline and was rejected as background_thread (a
-    false-rejection review, 2026-12-06). Each thread runs free(NULL) once.
-    Nothing where libgomp is not installed."""
-    try:
-        gomp = ctypes.CDLL("libgomp.so.1")
-        libc = ctypes.CDLL(None)
-    except OSError:
-        return
-    procs = gomp.omp_get_num_procs()
-    if procs <= 1:
-        return
-    gomp.GOMP_parallel.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint]
-    gomp.GOMP_parallel.restype = None
-    gomp.GOMP_parallel(ctypes.cast(libc.free, ctypes.c_void_p), None, procs, 0)
-
 class Worker:
     def __init__(self, backend):
         import torch
@@ -604,8 +581,6 @@ class Worker:
         pool = torch.get_num_threads()
         real_set = torch.set_num_threads
         torch.set_num_threads = lambda n: real_set(max(1, min(int(n), pool)))
-        if self.backend == "cpu":  # not yet run on a GPU machine (where the worker is pinned to one CPU)
-            warm_openmp()
         if self.backend == "cuda":
             # The window's events and driver calls, bound before any candidate
             # code runs (cudal1_clock): the reference's window is framed alike.
