@@ -475,6 +475,29 @@ def build_main(a):
 
 # ---- the run worker -------------------------------------------------------------
 
+
+def warm_openmp():
+    """Starts the system OpenMP runtime's (libgomp's) thread pool at the size
+    a candidate sees as its CPUs (omp_get_num_procs), before the thread
+    baseline. An extension built with -fopenmp runs its parallel regions on
+    that pool, which starts its threads at the first region of a size and
+    keeps them parked after: without this, an honest
+    `#pragma omp parallel for num_threads(omp_get_num_procs())` started a
+    thread after the baseline and was rejected as background_thread (a
+    false-rejection review, 2026-12-06). Each thread runs free(NULL) once.
+    Nothing where libgomp is not installed."""
+    try:
+        gomp = ctypes.CDLL("libgomp.so.1")
+        libc = ctypes.CDLL(None)
+    except OSError:
+        return
+    procs = gomp.omp_get_num_procs()
+    if procs <= 1:
+        return
+    gomp.GOMP_parallel.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint]
+    gomp.GOMP_parallel.restype = None
+    gomp.GOMP_parallel(ctypes.cast(libc.free, ctypes.c_void_p), None, procs, 0)
+
 class Worker:
     def __init__(self, backend):
         import torch
@@ -581,6 +604,8 @@ class Worker:
         pool = torch.get_num_threads()
         real_set = torch.set_num_threads
         torch.set_num_threads = lambda n: real_set(max(1, min(int(n), pool)))
+        if self.backend == "cpu":  # not yet run on a GPU machine (where the worker is pinned to one CPU)
+            warm_openmp()
         if self.backend == "cuda":
             # The window's events and driver calls, bound before any candidate
             # code runs (cudal1_clock): the reference's window is framed alike.
@@ -694,6 +719,8 @@ class Worker:
         # does not reach them. (A candidate that patches this worker itself is
         # the judge's clock check's to catch.)
         c = self.clocks
+        if not self.mark(cmd, "window"):
+            return {"ok": False, "kind": "internal", "message": "no go from the judge after the window's mark"}
         if self.backend == "cuda":
             begin, finish = self.window_begin, self.window_finish
             c["synchronize"]()
@@ -727,6 +754,8 @@ class Worker:
             except BaseException as e:  # noqa: B902
                 error = e
             ms = (c["perf_counter"]() - t0) * 1e3
+        if not self.mark(cmd, "window_end"):
+            return {"ok": False, "kind": "internal", "message": "no go from the judge after the window's end mark"}
         if error is not None:
             return {"ok": False, "kind": "runtime_error", "message": "ModelNew.forward raised " + short_trace(error)}
         # The census is a request of its own, after the outputs are taken:
@@ -755,6 +784,18 @@ class Worker:
                 reply["outputs"] = [{"ptr": o.data_ptr(), "shape": list(o.shape), "strides": list(o.stride()),
                                      "itemsize": o.element_size()} for o in outs]
         return reply
+
+    def mark(self, cmd, which):
+        """Where the judge split the run request: tells it the window is about
+        to start, or has ended, and waits for its go while it stops this
+        process and reads its CPU time (src/worker/channel.h)."""
+        if not cmd.get("split"):
+            return True
+        self.send({"mark": which, "id": cmd.get("id")})
+        try:
+            return json.loads(self.commands.readline()).get("op") == "go"
+        except (ValueError, AttributeError):
+            return False
 
     def census(self, cmd):
         """What the last call left behind: threads, processes, attempts the
@@ -885,6 +926,7 @@ def run_main(a):
             return 1
         worker.network = network
         worker.sandbox_uid = a.sandbox_uid
+        worker.send, worker.commands = send, commands
         if a.backend == "cuda":
             worker.torch.cuda.init()
         send({"ok": True, "device": worker.facts()})

@@ -135,5 +135,106 @@ TEST(WorkerChannel, RetiredWorkersAreGoneAfterTheBarrier) {
   remove_tree(*dir);
 }
 
+
+// A fake worker for the split run request (worker_channel::request_split):
+// its window spins 5 ms on the main thread; with "helper", a thread of its
+// baseline spins 30 ms after the window, while the main thread answers.
+constexpr const char* kSplitWorker = R"PY(
+import json, os, sys, threading, time
+helper = sys.argv[1] == "helper"
+cmds, out = os.fdopen(3), os.fdopen(4, "w")
+go = threading.Event()
+def send(o):
+    out.write(json.dumps(o) + "\n"); out.flush()
+def spin(s):
+    t = time.thread_time()
+    while time.thread_time() - t < s: pass
+def after_window():
+    while True:
+        go.wait(); go.clear(); spin(0.030)
+threading.Thread(target=after_window, daemon=True).start()
+send({"ok": True})
+for line in cmds:
+    cmd = json.loads(line)
+    if cmd.get("split"):
+        send({"mark": "window", "id": cmd["id"]}); json.loads(cmds.readline())
+    t0 = time.perf_counter(); spin(0.005); ms = (time.perf_counter() - t0) * 1e3
+    if cmd.get("split"):
+        send({"mark": "window_end", "id": cmd["id"]}); json.loads(cmds.readline())
+    if helper: go.set(); time.sleep(0.040)
+    send({"ok": True, "ms": ms, "id": cmd["id"]})
+)PY";
+
+worker_channel split_worker(const std::string& dir, const char* mode) {
+  worker_spawn spawn;
+  spawn.argv = {"/usr/bin/python3", "-c", kSplitWorker, mode};
+  spawn.log_path = dir + "/log-" + mode;
+  auto w = worker_channel::start(spawn);
+  EXPECT_TRUE(w) << w.message();
+  worker_reply up = w->receive(30);
+  EXPECT_EQ(up.what, worker_reply::kind::ok) << up.raw;
+  w->freeze_between_requests();
+  return std::move(*w);
+}
+
+// The CPU time a worker's threads spend outside its window is counted
+// exactly, and the main thread's share apart; the window is bounded by the judge's
+// clock between the marks.
+TEST(WorkerChannel, SplitRequestCountsWorkOutsideTheWindow) {
+  auto dir = make_temp_dir("cudal1-split-test");
+  ASSERT_TRUE(dir);
+  for (const char* mode : {"honest", "helper"}) {
+    worker_channel w = split_worker(*dir, mode);
+    for (int i = 0; i < 3; ++i) {
+      worker_reply r = w.request_split({{"op", "run"}}, 30);
+      ASSERT_EQ(r.what, worker_reply::kind::ok) << mode << ": " << r.raw << " " << r.message();
+      EXPECT_EQ(r.marks, 2);
+      const double ms = r.body["ms"].get<double>();
+      EXPECT_GE(ms, 5.0);
+      EXPECT_GE(r.window_wall_ms, ms) << mode;
+      ASSERT_GE(r.cpu_outside_ms, 0) << mode;
+      EXPECT_GE(r.cpu_ms, r.cpu_outside_ms + 4.5) << mode << ": the window's own 5 ms of CPU";
+      ASSERT_GE(r.main_cpu_outside_ms, 0) << mode;
+      EXPECT_LE(r.main_cpu_outside_ms, r.cpu_outside_ms + 1e-6) << mode;
+      const double others = r.cpu_outside_ms - r.main_cpu_outside_ms;
+      if (std::string(mode) == "helper") {
+        EXPECT_GE(others, 25.0) << "the helper's 30 ms after the window";
+        EXPECT_LT(r.main_cpu_outside_ms, 10.0) << "the main thread only answered";
+      } else {
+        EXPECT_LT(others, 3.0) << "the helper thread sleeps outside the window";
+      }
+    }
+    // An unsplit request counts all of its CPU time, and a split one the
+    // worker answers without marks is a protocol failure.
+    worker_reply whole = w.request({{"op", "run"}}, 30);
+    ASSERT_EQ(whole.what, worker_reply::kind::ok) << whole.raw;
+    EXPECT_EQ(whole.marks, 0);
+    EXPECT_GE(whole.cpu_ms, 4.5);
+    w.stop();
+  }
+  remove_tree(*dir);
+}
+
+// A mark where none was asked for (the worker's candidate writing on its
+// reply channel) is not taken for one.
+TEST(WorkerChannel, MarkNotAskedForIsAProtocolFailure) {
+  auto dir = make_temp_dir("cudal1-split-test");
+  ASSERT_TRUE(dir);
+  worker_spawn spawn;
+  spawn.argv = {"/bin/sh", "-c",
+                R"(echo '{"ok": true}' >&4; read line <&3; id=$(echo "$line" | sed 's/.*"id":\([0-9]*\).*/\1/'); )"
+                R"(echo "{\"mark\": \"window\", \"id\": $id}" >&4; sleep 5)"};
+  spawn.log_path = *dir + "/log";
+  auto w = worker_channel::start(spawn);
+  ASSERT_TRUE(w) << w.message();
+  ASSERT_EQ(w->receive(10).what, worker_reply::kind::ok);
+  worker_reply r = w->request({{"op", "census"}}, 10);
+  EXPECT_EQ(r.what, worker_reply::kind::failed) << r.raw;
+  EXPECT_EQ(r.failure_kind(), "protocol") << r.message();
+  EXPECT_NE(r.message().find("a mark the judge did not ask for"), std::string::npos) << "message: " << r.message();
+  w->kill();
+  remove_tree(*dir);
+}
+
 }  // namespace
 }  // namespace cudal1

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -102,6 +103,9 @@ bool judgment_run::load() {
     if (i < 0) continue;
     probes_[probe_ms].excess_ms.push_back(probe.excess_ms);
     probes_[probe_ms].after_reference.push_back(after_reference);
+    probe_cpu_outside_ms_.push_back(probe.cpu_outside_ms);
+    probe_main_cpu_outside_ms_.push_back(probe.main_cpu_outside_ms);
+    if (probe.window_wall_ms >= 0) probe_window_slack_ms_.push_back(probe.window_wall_ms - probe.run.body.value("ms", 0.0));
   }
   // The judge's own thread census, from outside the worker: its baseline
   // now, before any of the candidate's code exists there (a census inside
@@ -169,13 +173,16 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
   }
   json run_cmd = {{"op", "run"}, {"arena", t.arena}, {"shift", t.shift}, {"census", census}};
   if (probe_ms > 0) run_cmd["probe_ms"] = probe_ms;
-  worker_reply r = candidate_->request(run_cmd, opt_.call_timeout_s);
+  worker_reply r = candidate_->request_split(run_cmd, opt_.call_timeout_s);
   if (r.what != worker_reply::kind::ok) {
     t.err_reply = r;
     t.doing = modelnew_ ? "calling ModelNew.forward" : "calling cudal1_forward";
     return;
   }
   j_.requests_ms["run"].push_back(r.wall_ms);
+  t.cpu_outside_ms = r.cpu_outside_ms;
+  t.main_cpu_outside_ms = r.main_cpu_outside_ms;
+  t.window_wall_ms = r.window_wall_ms;
   if (modelnew_ && !collect_outputs(t, r, probe_ms > 0 && !candidate_opened_)) return;
   t.excess_ms = r.wall_ms - r.body.value("ms", 0.0);
   t.run = std::move(r);
@@ -307,8 +314,16 @@ bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) 
   }
   j_.requests_ms["collect"].push_back(got.wall_ms);
   r.wall_ms += seen.wall_ms + got.wall_ms;
+  add_cpu_outside(t, got);
   if (got.body.contains("output_problem")) r.body["output_problem"] = got.body["output_problem"];
   return census_after(t, r);
+}
+
+// A request of the call's other than its run: all of its CPU time is outside
+// the window.
+void judgment_run::add_cpu_outside(call_timing& t, const worker_reply& r) {
+  t.cpu_outside_ms = t.cpu_outside_ms >= 0 && r.cpu_ms >= 0 ? t.cpu_outside_ms + r.cpu_ms : -1;
+  t.main_cpu_outside_ms = t.main_cpu_outside_ms >= 0 && r.main_cpu_ms >= 0 ? t.main_cpu_outside_ms + r.main_cpu_ms : -1;
 }
 
 // The worker's own census of the call (threads, processes, attempts the seal
@@ -331,6 +346,7 @@ bool judgment_run::census_after(call_timing& t, worker_reply& r) {
   }
   j_.requests_ms["census"].push_back(c.wall_ms);
   r.wall_ms += c.wall_ms;
+  add_cpu_outside(t, c);
   for (const char* key : {"new_threads", "child_processes", "process_attempts", "escape_attempts", "deferred_work", "cache_tampering"})
     if (c.body.contains(key)) r.body[key] = c.body[key];
   return true;
@@ -442,6 +458,9 @@ result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* ca
       *cand_wall_ms = t.run.wall_ms;
       if (timing_) {
         cand_excess_ms_.push_back(t.excess_ms);
+        cand_cpu_outside_ms_.push_back(t.cpu_outside_ms);
+        cand_main_cpu_outside_ms_.push_back(t.main_cpu_outside_ms);
+        cand_window_slack_ms_.push_back(t.window_wall_ms >= 0 ? t.window_wall_ms - *cand_ms : std::nan(""));
       }
     } else {
       worker_reply run = reference_->request({{"op", "run"}}, kRefCallTimeoutS);

@@ -40,6 +40,7 @@ result<bool> judgment_run::finish() {
   // only in the pairs that count would otherwise hide in the median of all
   // of them (an attack review: up to ~45% of the calls forged passed it).
   if (keep_pairs_at_full_speed() && !check_judge_clock(true)) return false;
+  charge_work_outside_window();
   j_.reference.summary = summarize_samples(j_.reference.samples_ms);
   j_.candidate.summary = summarize_samples(j_.candidate.samples_ms);
   j_.outcome = verdict::correct;
@@ -104,11 +105,22 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   // the 2-core VM, and once in CI). Honest calls spread 0.4-2.2 times the
   // probes' (H200, native), 0.7-2.8 (ModelNew).
   const bool unvouched = run.spread_capped;
+  // The window itself, by the judge's clock between the run request's marks:
+  // a worker's window can only be shorter than that span by the marks' own
+  // latency, which the probes measured. Where it agrees, the requests' excess
+  // over the probes is not time taken from the window (on the 2-core VM an
+  // honest OpenMP ModelNew's requests ran 0.1-0.5 ms over the probes', with
+  // its window's span and its CPU time outside the window as the probes');
+  // whatever the candidate did outside its window in CPU time is charged
+  // (charge_work_outside_window). So it is not rejected: every call is
+  // timed by the judge's clock instead, where no forger gains.
+  const json window = window_slack_check();
+  if (!run.agrees && !grey && j_.backend == "cpu" && window.value("agrees", false)) grey = true;
   json figures = {{"overhead_ms", run.overhead_ms}, {"candidate_ms", run.excess_ms}, {"missing_ms", run.missing_ms},
                   {"tolerance_ms", run.tolerance_ms}, {"agrees", run.agrees}, {"conclusive", conclusive},
                   {"grey_zone", grey}, {"judge_wall_ms", wall},
                   {"candidate_spread_ms", run.candidate_spread_ms}, {"probe_spread_ms", probe_spread},
-                  {"spread_capped", run.spread_capped}};
+                  {"spread_capped", run.spread_capped}, {"window_slack", window}};
   json probe_figures = json::object(), after_figures = json::object();
   for (const auto& [ms, series] : probes_) probe_figures[fmt_ms(ms)] = series.excess_ms;
   for (const auto& [ms, series] : probes_after_) after_figures[fmt_ms(ms)] = series.excess_ms;
@@ -164,6 +176,92 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   }
   if ((!conclusive || grey || unvouched) && !judge_clock_used_) use_judge_clock(near);
   return true;
+}
+
+// Work outside the window, on threads other than the worker's main one. The
+// judge split each run request at its window (worker_channel::request_split)
+// and read the worker's CPU time, stopped, at both marks and at the end of
+// every request: its threads' time before the window, after it, and in the
+// call's collect and census requests is outside. The main thread's own there
+// (the requests' work, which a host's slow phase stretches alike, 0.17 to
+// 0.26 ms on an H100 host) is the judge's clock check's: its requests take
+// that long. The others' is work done beside it, where no clock sees it (an
+// attack review: a pool thread of the baseline, taken over, finished a
+// ModelNew's rows while the worker answered, at 1.14-1.98x against
+// 0.50-0.92x done inside). Honest threads spend there only what the stops
+// cost them, as in the probes before the candidate loaded. Each call's
+// excess beyond the tolerance counts in its time, as if done in the window
+// one thread at a time: whatever it was, no gain is left in it, and an
+// honest call's noise below the tolerance costs nothing.
+void judgment_run::charge_work_outside_window() {
+  if (!opt_.defenses || cand_cpu_outside_ms_.empty()) return;
+  auto others = [](const std::vector<double>& all, const std::vector<double>& main) {
+    std::vector<double> out;
+    for (size_t i = 0; i < all.size(); ++i)
+      out.push_back(i < main.size() && all[i] >= 0 && main[i] >= 0 ? std::max(0.0, all[i] - main[i]) : -1.0);
+    return out;
+  };
+  std::vector<double> probes;
+  for (double x : others(probe_cpu_outside_ms_, probe_main_cpu_outside_ms_))
+    if (x >= 0) probes.push_back(x);
+  const std::vector<double> cand = others(cand_cpu_outside_ms_, cand_main_cpu_outside_ms_);
+  std::vector<double>& samples = j_.candidate.samples_ms;
+  const bool measured = probes.size() >= kMinClockCalls && cand.size() == samples.size() &&
+                        std::all_of(cand.begin(), cand.end(), [](double x) { return x >= 0; });
+  if (!measured) {
+    j_.judge_clock["outside_window_cpu"] = {{"measured", false}};
+    add_check("work_outside_window", true, "not measured: the worker's threads' CPU time was not read at every call's ends");
+    return;
+  }
+  const double base = summarize_samples(probes).median_ms;
+  const double sigma = robust_sigma(probes);
+  const double tolerance = std::max(kOutsideCpuFloorMs, kOutsideCpuSigmas * sigma);
+  const double median = summarize_samples(cand).median_ms;
+  std::vector<double> charged(samples.size(), 0.0);
+  int calls = 0;
+  double total = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const double over = cand[i] - base - tolerance;
+    if (over <= 0) continue;
+    charged[i] = over;
+    samples[i] += over;
+    total += over;
+    ++calls;
+  }
+  j_.judge_clock["outside_window_cpu"] = {
+      {"measured", true}, {"probe_median_ms", base}, {"probe_sigma_ms", sigma}, {"tolerance_ms", tolerance},
+      {"candidate_median_ms", median}, {"calls_charged", calls}, {"charged_ms", charged},
+      {"probe_ms", probes}, {"candidate_ms", cand},
+      {"main_thread", {{"probe_ms", probe_main_cpu_outside_ms_}, {"candidate_ms", cand_main_cpu_outside_ms_}}},
+      {"window_wall_less_window_ms", cand_window_slack_ms_}};
+  if (2 * calls > static_cast<int>(samples.size())) {
+    char evidence[240];
+    std::snprintf(evidence, sizeof evidence, "%d of %zu timed calls' threads beside the main one spent more CPU time outside "
+                  "the window than the probes' %.3g ms by over %.3g ms (median %.3g ms); charged to their times",
+                  calls, samples.size(), base, tolerance, median);
+    add_hack("work_outside_window", evidence);
+  }
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "the CPU time of the worker's threads beside its main one outside the window, median %.4g ms "
+                "per call against the probes' %.4g ms (tolerance %.3g ms): %d of %zu calls charged the excess, %.4g ms in all",
+                median, base, tolerance, calls, samples.size(), total);
+  add_check("work_outside_window", true, buf);
+}
+
+// The judge's clock between a run request's two marks less the worker's
+// window (the slack: the go's wake-up and the end mark's), the candidate's
+// calls' against the probes'. Agrees where the candidate's median is within
+// the probes' by four of their standard deviations, or 0.05 ms.
+json judgment_run::window_slack_check() const {
+  std::vector<double> cand;
+  for (double x : cand_window_slack_ms_)
+    if (std::isfinite(x)) cand.push_back(x);
+  if (probe_window_slack_ms_.size() < kMinClockCalls || cand.size() < kMinClockCalls) return {{"measured", false}};
+  const double probe_median = summarize_samples(probe_window_slack_ms_).median_ms;
+  const double cand_median = summarize_samples(cand).median_ms;
+  const double tolerance = std::max(0.05, 4 * robust_sigma(probe_window_slack_ms_));
+  return {{"measured", true}, {"probe_median_ms", probe_median}, {"candidate_median_ms", cand_median},
+          {"tolerance_ms", tolerance}, {"agrees", cand_median - probe_median <= tolerance}};
 }
 
 // The probes' overhead for calls whose run requests took `wall_ms` by the
@@ -284,6 +382,9 @@ bool judgment_run::keep_pairs_at_full_speed() {
   j_.candidate.samples_ms = kept(j_.candidate.samples_ms, m.at_full_speed);
   j_.candidate.wall_ms = kept(j_.candidate.wall_ms, m.at_full_speed);
   cand_excess_ms_ = kept(cand_excess_ms_, m.at_full_speed);
+  if (cand_cpu_outside_ms_.size() == n) cand_cpu_outside_ms_ = kept(cand_cpu_outside_ms_, m.at_full_speed);
+  if (cand_main_cpu_outside_ms_.size() == n) cand_main_cpu_outside_ms_ = kept(cand_main_cpu_outside_ms_, m.at_full_speed);
+  if (cand_window_slack_ms_.size() == n) cand_window_slack_ms_ = kept(cand_window_slack_ms_, m.at_full_speed);
   if (j_.judge_clock.is_object() && j_.judge_clock.contains("worker_samples_ms"))
     j_.judge_clock["worker_samples_ms"] = kept(j_.judge_clock["worker_samples_ms"].get<std::vector<double>>(), m.at_full_speed);
   std::vector<bool> first;

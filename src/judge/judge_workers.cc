@@ -272,7 +272,10 @@ status judgment_run::start_candidate() {
     // As its build's (compile/python_build.h): one candidate server forks both.
     for (const std::string& kv : modelnew_environment()) spawn.env.push_back(kv);
   } else {
-    spawn.env.insert(spawn.env.end(), {"LANG=C.UTF-8", "CUDA_CACHE_DISABLE=1"});
+    // OpenMP threads a candidate's library starts sleep as soon as a parallel
+    // region ends, as the reference's do: a spinning one would be CPU time
+    // outside the window (charge_work_outside_window).
+    spawn.env.insert(spawn.env.end(), {"LANG=C.UTF-8", "CUDA_CACHE_DISABLE=1", "OMP_WAIT_POLICY=PASSIVE"});
     for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"})
       if (const char* v = std::getenv(name)) spawn.env.push_back(std::string(name) + "=" + v);
   }

@@ -49,6 +49,11 @@ inline constexpr size_t kMinClockCalls = 5;     // fewer timed calls: the clock 
 // ten times.
 inline constexpr double kCandidateSpreadCap = 3;
 inline constexpr double kProbeMs[] = {0.02, 0.2, 2, 20};  // their lengths
+// The worker's CPU time outside the window beyond the probes' median is
+// the candidate's work there, and counts in the call's time where it
+// exceeds this many of the probes' standard deviations, and this floor.
+inline constexpr double kOutsideCpuSigmas = 4;
+inline constexpr double kOutsideCpuFloorMs = 0.02;
 inline constexpr double kHostSensitiveMs = 1.0;  // a reference under this waits for the host's full speed
 
 class judgment_run {
@@ -126,6 +131,11 @@ class judgment_run {
     int arena = 0;
     uint64_t shift = 0;
     double excess_ms = 0;
+    // The worker's CPU time outside the window: before and after it in the
+    // run request, and its collect and census requests (-1: not measured).
+    double cpu_outside_ms = -1;
+    double main_cpu_outside_ms = -1;  // the worker's main thread's share
+    double window_wall_ms = -1;  // the judge's clock between the run request's two marks
     bool reference_failed = false;  // the reference's stage or flush failed, not the candidate
     explicit operator bool() const { return ok; }
   };
@@ -140,6 +150,7 @@ class judgment_run {
   void time_probe(call_timing& t, double probe_ms, bool after_reference);
   result<bool> probe_after_calls();
   bool census_after(call_timing& t, worker_reply& r);
+  static void add_cpu_outside(call_timing& t, const worker_reply& r);
 
   // The worker's /proc folder in the judge's namespace: the census from
   // outside the worker reads it (src/worker/census.h).
@@ -163,6 +174,8 @@ class judgment_run {
   // ---- finish ---------------------------------------------------------------
   result<bool> finish();
   bool check_judge_clock(bool full_speed_pairs = false);
+  void charge_work_outside_window();
+  json window_slack_check() const;
   std::vector<double> probes_for_wall(double wall_ms) const;
   double probe_spread_ms() const;
   void use_judge_clock(const std::vector<double>& probe_excess_ms);
@@ -251,6 +264,11 @@ class judgment_run {
   bool candidate_opened_ = false;
   int probe_count_ = 0;
   std::vector<double> cand_excess_ms_;
+  // The worker's CPU time outside the window per call (call_timing): of
+  // the probes before the candidate loaded, and of the candidate's timed
+  // calls, and the judge's clock between the marks less the worker's window.
+  std::vector<double> probe_cpu_outside_ms_, cand_cpu_outside_ms_, cand_window_slack_ms_, probe_window_slack_ms_;
+  std::vector<double> probe_main_cpu_outside_ms_, cand_main_cpu_outside_ms_;
   std::optional<error> pending_error_;  // a reference failure met where a verdict is returned
   std::vector<bool> reference_first_;  // per timed pair: the reference ran first
   double reference_probe_us_ = -1;     // the host probe the reference's last run reported

@@ -1,8 +1,11 @@
 #include "worker/channel.h"
 
+#include <sched.h>
 #include <signal.h>
+#include <time.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -48,7 +51,7 @@ int nesting_depth(const std::string& line) {
 std::string malformed(const json& body) {
   if (!body.is_object()) return "not an object";
   if (body.contains("ok") && !body["ok"].is_boolean()) return "\"ok\" is not true or false";
-  for (const char* key : {"kind", "message", "error", "deferred_work", "cache_tampering", "census"})
+  for (const char* key : {"kind", "message", "error", "deferred_work", "cache_tampering", "census", "mark"})
     if (body.contains(key) && !body[key].is_string()) return std::string("\"") + key + "\" is not a string";
   if (body.contains("ms") && !body["ms"].is_number()) return "\"ms\" is not a number";
   for (const char* key : {"new_threads", "child_processes", "process_attempts", "escape_attempts", "kernels", "output_problem"})
@@ -130,7 +133,8 @@ void worker_channel::freeze() {
   if (!process_.signal(SIGSTOP)) return;
   frozen_ = true;
   std::string proc = "/proc/" + std::to_string(pid);
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  const auto from = std::chrono::steady_clock::now();
+  const auto deadline = from + std::chrono::seconds(1);
   while (std::chrono::steady_clock::now() < deadline) {
     auto tids = list_threads(proc);
     bool all = true;
@@ -142,7 +146,13 @@ void worker_channel::freeze() {
       }
     }
     if (all) return;
-    std::this_thread::sleep_for(std::chrono::microseconds(20));
+    // A stop takes each thread tens of microseconds to reach; a sleep here
+    // would take far longer (timer slack: ~150 us per 20 us asked on the
+    // 2-core VM), and every request pays several freezes. So yield the CPU
+    // (to the worker's threads that must run to stop) for the first
+    // milliseconds, then sleep.
+    if (seconds_since(from) < 2e-3) sched_yield();
+    else std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
 }
 
@@ -152,24 +162,103 @@ void worker_channel::thaw() {
   frozen_ = false;
 }
 
-worker_reply worker_channel::request(const json& cmd, double timeout_s) {
+// The worker's CPU time, all its threads' and those that ended, from the
+// process's CPU clock (one system call; any process's may be read), and its
+// main thread's alone (the leader's /proc schedstat: its first field is the
+// time it ran, in ns). Exact only while every thread is off a CPU: a running
+// thread's time since its last tick or switch is in neither yet, which is
+// why they are read frozen. -1 where unreadable.
+worker_channel::cpu_sample worker_channel::sample_cpu() {
+  cpu_sample s;
+  if (!alive_) return s;
+  clockid_t clock;
+  timespec ts;
+  if (clock_getcpuclockid(process_.pid(), &clock) == 0 && clock_gettime(clock, &ts) == 0)
+    s.process_ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/schedstat", static_cast<int>(process_.pid()));
+  if (FILE* f = std::fopen(path, "re")) {
+    unsigned long long ns = 0;
+    if (std::fscanf(f, "%llu", &ns) == 1) s.main_ms = ns / 1e6;
+    std::fclose(f);
+  }
+  return s;
+}
+
+worker_reply worker_channel::request(const json& cmd, double timeout_s) { return exchange(cmd, timeout_s, false); }
+
+worker_reply worker_channel::request_split(const json& cmd, double timeout_s) { return exchange(cmd, timeout_s, true); }
+
+worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool split) {
   auto start = std::chrono::steady_clock::now();
+  const cpu_sample cpu_start = frozen_ ? sample_cpu() : cpu_sample{};
+  split = split && frozen_;  // the split needs the freeze: without it, no exact figures
   thaw();  // inside the request's time, as every request (the probes' too) pays it
   // Every request carries a fresh id that its reply must echo: a line that
   // something else in the worker's process wrote is not taken for a reply.
   json tagged = cmd;
   uint64_t id = next_id_() >> 11;  // 53 bits: exact in any JSON reader
   tagged["id"] = id;
+  if (split) tagged["split"] = true;
   // A failed write means the worker is gone: receive() then reports how it ended.
   (void)send(tagged);
-  worker_reply r = receive(timeout_s);
-  r.wall_ms = seconds_since(start) * 1e3;
+  cpu_sample cpu_marks[2];
+  int marks = 0;
+  double window_wall_ms = -1, paused_s = 0;
+  auto window_from = std::chrono::steady_clock::now();
+  worker_reply r;
+  for (;;) {
+    r = receive(std::max(0.0, timeout_s - seconds_since(start)));
+    if (r.what != worker_reply::kind::ok && r.what != worker_reply::kind::failed) break;
+    if (!r.body.contains("mark")) break;
+    // A mark: only where asked, in order, with the request's id. The
+    // worker waits after it for the judge's go.
+    const std::string mark = r.body["mark"];
+    if (!split || marks >= 2 || mark != (marks == 0 ? "window" : "window_end") || !r.body.contains("id") ||
+        !r.body["id"].is_number_unsigned() || r.body["id"].get<uint64_t>() != id) {
+      r.what = worker_reply::kind::failed;
+      r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "a mark the judge did not ask for: " + r.raw}};
+      break;
+    }
+    const auto marked = std::chrono::steady_clock::now();
+    if (marks == 1) window_wall_ms = seconds_since(window_from) * 1e3;
+    freeze();
+    if (frozen_) cpu_marks[marks] = sample_cpu();
+    ++marks;
+    thaw();
+    // The worker waited on the judge from its mark to the go: not its time
+    // (stopping its threads takes 0.05-0.45 ms on the 2-core VM). Its window
+    // starts with the go, whose write the woken worker may preempt.
+    window_from = std::chrono::steady_clock::now();
+    paused_s += seconds_since(marked);
+    (void)send(json{{"op", "go"}, {"id", id}});
+  }
+  r.marks = marks;
+  r.wall_ms = (seconds_since(start) - paused_s) * 1e3;
   if ((r.what == worker_reply::kind::ok || r.what == worker_reply::kind::failed) && r.body.value("kind", "") != "protocol" &&
       (!r.body.contains("id") || !r.body["id"].is_number_unsigned() || r.body["id"].get<uint64_t>() != id)) {
     r.what = worker_reply::kind::failed;
     r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "a reply without the request's id: " + r.raw}};
   }
+  if (split && r.what == worker_reply::kind::ok && marks != 2) {
+    r.what = worker_reply::kind::failed;
+    r.body = {{"ok", false}, {"kind", "protocol"},
+              {"message", "a run reply without the two marks around its window (" + std::to_string(marks) + " came)"}};
+  }
   freeze();
+  const cpu_sample cpu_end = frozen_ ? sample_cpu() : cpu_sample{};
+  if (cpu_start.process_ms >= 0 && cpu_end.process_ms >= 0) r.cpu_ms = cpu_end.process_ms - cpu_start.process_ms;
+  if (cpu_start.main_ms >= 0 && cpu_end.main_ms >= 0) r.main_cpu_ms = cpu_end.main_ms - cpu_start.main_ms;
+  r.window_wall_ms = -1;
+  if (marks == 2) {
+    auto outside = [&](double cpu_sample::*field) {
+      const double a = cpu_start.*field, b = cpu_marks[0].*field, c = cpu_marks[1].*field, d = cpu_end.*field;
+      return a >= 0 && b >= 0 && c >= 0 && d >= 0 ? (b - a) + (d - c) : -1.0;
+    };
+    r.cpu_outside_ms = outside(&cpu_sample::process_ms);
+    r.main_cpu_outside_ms = outside(&cpu_sample::main_ms);
+    r.window_wall_ms = window_wall_ms;
+  }
   return r;
 }
 

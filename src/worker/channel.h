@@ -18,6 +18,18 @@ struct worker_reply {
   exit_info exit;             // died: how the process ended
   double wall_ms = 0;         // the judge's own clock, request sent to reply read
   std::string raw;            // the reply's line, its first 200 characters
+  /// The worker process's CPU time over the request, every thread's, where
+  /// it was stopped at both ends (exact then: no thread is on a CPU); -1
+  /// where it was not (the freeze off, or the process gone).
+  double cpu_ms = -1;
+  double main_cpu_ms = -1;      // the worker's main thread's alone
+  /// A request split at its window (request(..., split)): the worker's own
+  /// two marks, each answered by the judge with a freeze. The CPU time on
+  /// either side of the window (cpu_outside_ms) is then exact too.
+  int marks = 0;
+  double cpu_outside_ms = -1;   // thaw to the first mark's freeze, plus the second's to the end
+  double main_cpu_outside_ms = -1;  // the main thread's share of it
+  double window_wall_ms = -1;   // the judge's clock: continued at the first mark, stopped at the second
   std::string failure_kind() const { return body.value("kind", ""); }
   std::string message() const { return body.value("message", body.value("error", "")); }
 };
@@ -34,6 +46,15 @@ class worker_channel {
   /// Sends a request and waits up to timeout_s for its reply. On timeout the
   /// worker is killed; if it dies, exit says how.
   worker_reply request(const nlohmann::json& cmd, double timeout_s);
+  /// A run request split at its window, where the worker is frozen between
+  /// requests: the worker writes a mark as its window is about to start and
+  /// another as it has ended, and waits after each; the judge stops it there
+  /// (every thread), reads its CPU time, continues it and says go. What any
+  /// of its threads did before the first mark or after the second is then
+  /// counted apart from the window, exactly (reply.cpu_outside_ms), however
+  /// it was hidden: a pool thread finishing rows while the main thread
+  /// answers is the candidate's work outside its window.
+  worker_reply request_split(const nlohmann::json& cmd, double timeout_s);
   /// Sends a command without waiting; its reply is read later with receive().
   status send(const nlohmann::json& cmd);
   /// Waits for the next line: a hello, or the reply to an earlier send().
@@ -72,6 +93,12 @@ class worker_channel {
   bool frozen_ = false;   // it is stopped now
   void freeze();
   void thaw();
+  struct cpu_sample {
+    double process_ms = -1;  // every thread's CPU time so far, ended ones too
+    double main_ms = -1;     // the main thread's
+  };
+  cpu_sample sample_cpu();
+  worker_reply exchange(const nlohmann::json& cmd, double timeout_s, bool split);
   std::mt19937_64 next_id_{std::random_device{}()};
 };
 

@@ -89,8 +89,8 @@ class worker {
  public:
   /// network: how the sandbox's network isolation went, for the load reply;
   /// sandbox_uid: the unprivileged user to become (0: stay).
-  worker(std::unique_ptr<device> dev, std::string network, unsigned sandbox_uid)
-      : dev_(std::move(dev)), network_(std::move(network)), sandbox_uid_(sandbox_uid) {}
+  worker(std::unique_ptr<device> dev, std::string network, unsigned sandbox_uid, FILE* commands)
+      : dev_(std::move(dev)), network_(std::move(network)), sandbox_uid_(sandbox_uid), commands_(commands) {}
 
   json handle(const json& cmd) {
     std::string op = cmd.value("op", "");
@@ -100,6 +100,7 @@ class worker {
     if (op == "run") {
       if (auto bad = place_call(cmd.value("arena", -1), cmd.value("shift", uint64_t{1})); !bad.empty())
         return failure("internal", bad);
+      split_id_ = cmd.value("split", false) ? cmd.value("id", json()) : json();
       return run(cmd.value("census", false), cmd.value("probe_ms", 0.0));
     }
     if (op == "return_params") return return_params();
@@ -182,6 +183,7 @@ class worker {
     // The trials are over: timed calls pay nothing (probes come before them).
     if (census_ && !census && candidate_loaded_) census_->stop();
     if (census_ && census) census_->begin();
+    if (!mark("window")) return failure("internal", "no go from the judge after the window's mark");
     if (auto st = dev_->start_timer(); !st) return failure("runtime_error", st.message());
     int rc = 0;
     // A probe (probe_ms > 0) is the worker's own call, before the candidate
@@ -200,6 +202,7 @@ class worker {
       if (auto st = dev_->probe_work(probe_ms); !st) return failure("runtime_error", st.message());
     }
     auto ms = dev_->stop_timer();
+    if (!mark("window_end")) return failure("internal", "no go from the judge after the window's end mark");
     // Census, outside the window: threads not in the baseline (taken before
     // the candidate loaded) that are still running. A thread the call joined
     // may still be listed for a moment, but it is exiting (PF_EXITING) or dead.
@@ -229,6 +232,20 @@ class worker {
     return reply;
   }
 
+  // Where the judge split the run request (split_id_ set): tells it the
+  // window is about to start, or has ended, and waits for its go, while the
+  // judge stops the process and reads its CPU time (channel.h).
+  bool mark(const char* which) {
+    if (split_id_.is_null()) return true;
+    send({{"mark", which}, {"id", split_id_}});
+    char* line = nullptr;
+    size_t cap = 0;
+    json reply = getline(&line, &cap, commands_) > 0 ? json::parse(line, nullptr, false) : json();
+    bool go = reply.is_object() && reply.value("op", "") == "go";
+    std::free(line);
+    return go;
+  }
+
   json return_params() {
     for (size_t i = 0; i < layout_.params.size(); ++i) {
       const auto& s = layout_.params[i];
@@ -242,6 +259,8 @@ class worker {
   std::string census_note_;
   std::string network_;
   unsigned sandbox_uid_ = 0;
+  FILE* commands_;             // the judge's commands (a go after a mark)
+  json split_id_;              // the run request's id where the judge split it, else null
   std::set<std::string> baseline_threads_;  // the worker's and the driver's, before the candidate loaded
   exchange_layout layout_;
   forward_fn forward_ = nullptr;
@@ -300,9 +319,9 @@ int worker_main(int argc, char** argv) {
   json facts = facts_to_json(dev->facts());
   if (backend == "cuda") facts["kernel_census"] = kernel_census::availability();
   send({{"ok", true}, {"device", facts}});
-  worker w(std::move(dev), network, sandbox_uid);
   FILE* commands = fdopen(3, "r");
   if (!commands) return 3;
+  worker w(std::move(dev), network, sandbox_uid, commands);
   char* line = nullptr;
   size_t cap = 0;
   while (getline(&line, &cap, commands) > 0) {
