@@ -39,7 +39,19 @@ result<bool> judgment_run::finish() {
   // The statistics' pairs are checked again on their own: a window forged
   // only in the pairs that count would otherwise hide in the median of all
   // of them (an attack review: up to ~45% of the calls forged passed it).
-  if (keep_pairs_at_full_speed() && !check_judge_clock(true)) return false;
+  // Where they are a subset, that check alone decides whether the judge's
+  // clock times them: the other pairs' requests, timed while the host was
+  // slow, can only say that the host was slow (on an H100 host an honest
+  // native kernel's 0.033 ms calls were counted at 0.096 ms by the judge's
+  // clock for an excess over all pairs that the full-speed pairs did not
+  // show, 2026-12-06). Evidence of a forged window in any pair still
+  // rejects, above.
+  if (keep_pairs_at_full_speed()) {
+    pending_judge_clock_.reset();
+    if (!check_judge_clock(true)) return false;
+  } else if (pending_judge_clock_) {
+    use_judge_clock(*pending_judge_clock_);
+  }
   charge_work_outside_window();
   j_.reference.summary = summarize_samples(j_.reference.samples_ms);
   j_.candidate.summary = summarize_samples(j_.candidate.samples_ms);
@@ -114,13 +126,22 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   // whatever the candidate did outside its window in CPU time is charged
   // (charge_work_outside_window). So it is not rejected: every call is
   // timed by the judge's clock instead, where no forger gains.
-  const json window = window_slack_check();
+  const json window = window_slack_check(median);
   if (!run.agrees && !grey && j_.backend == "cpu" && window.value("agrees", false)) grey = true;
+  // And where the requests' excess agrees with the probes' but cannot vouch
+  // for the window (its tolerance too wide for the window's length, or the
+  // calls' spread beyond the cap: a busy stretch of the host after the
+  // probes), the window's own span can: where it follows the probes' call by
+  // call, tightly, and the main thread spent no more CPU time outside it
+  // than in the probes, the worker's window stands. (On an H100 host in such
+  // a stretch the judge's clock counted an honest native kernel's 0.713 ms
+  // calls at 0.84 and 1.05 ms, 2026-12-06.)
+  const bool window_vouches = window.value("vouches", false) && !too_few;
   json figures = {{"overhead_ms", run.overhead_ms}, {"candidate_ms", run.excess_ms}, {"missing_ms", run.missing_ms},
                   {"tolerance_ms", run.tolerance_ms}, {"agrees", run.agrees}, {"conclusive", conclusive},
                   {"grey_zone", grey}, {"judge_wall_ms", wall},
                   {"candidate_spread_ms", run.candidate_spread_ms}, {"probe_spread_ms", probe_spread},
-                  {"spread_capped", run.spread_capped}, {"window_slack", window}};
+                  {"spread_capped", run.spread_capped}, {"window_slack", window}, {"window_vouches", window_vouches}};
   json probe_figures = json::object(), after_figures = json::object();
   for (const auto& [ms, series] : probes_) probe_figures[fmt_ms(ms)] = series.excess_ms;
   for (const auto& [ms, series] : probes_after_) after_figures[fmt_ms(ms)] = series.excess_ms;
@@ -174,7 +195,10 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
     j_.speedup.reset();
     return reject("timer_tampering", std::string("the worker's time is short of the judge's own clock: ") + buf);
   }
-  if ((!conclusive || grey || unvouched) && !judge_clock_used_) use_judge_clock(near);
+  if ((grey || ((!conclusive || unvouched) && !window_vouches)) && !judge_clock_used_) {
+    if (full_speed_pairs) use_judge_clock(near);
+    else pending_judge_clock_ = near;  // finish() decides, once it knows which pairs count
+  }
   return true;
 }
 
@@ -234,7 +258,11 @@ void judgment_run::charge_work_outside_window() {
       {"probe_ms", probes}, {"candidate_ms", cand},
       {"main_thread", {{"probe_ms", probe_main_cpu_outside_ms_}, {"candidate_ms", cand_main_cpu_outside_ms_}}},
       {"window_wall_less_window_ms", cand_window_slack_ms_}};
-  if (2 * calls > static_cast<int>(samples.size())) {
+  // Named where most calls, and at least kMinClockCalls, were charged: an
+  // honest strided-output ModelNew's one OpenMP thread, parked, spent
+  // 0.7-1.3 ms in census requests in some judgments on the 2-core VM (cause
+  // not found), and such a slow candidate may have only 2-3 timed calls.
+  if (2 * calls > static_cast<int>(samples.size()) && calls >= static_cast<int>(kMinClockCalls)) {
     char evidence[240];
     std::snprintf(evidence, sizeof evidence, "%d of %zu timed calls' threads beside the main one spent more CPU time outside "
                   "the window than the probes' %.3g ms by over %.3g ms (median %.3g ms); charged to their times",
@@ -250,18 +278,46 @@ void judgment_run::charge_work_outside_window() {
 
 // The judge's clock between a run request's two marks less the worker's
 // window (the slack: the go's wake-up and the end mark's), the candidate's
-// calls' against the probes'. Agrees where the candidate's median is within
-// the probes' by four of their standard deviations, or 0.05 ms.
-json judgment_run::window_slack_check() const {
+// calls' against the probes': it agrees where the candidate's median is
+// within the probes' by four of their standard deviations (at least
+// 0.02 ms). It vouches for the worker's window where it also is tight (that
+// tolerance as the requests' check's must be to be conclusive), follows the probes call by
+// call (the calls' spread at most kCandidateSpreadCap times the probes'), and
+// the main thread's CPU time outside the window agrees with the probes' (a
+// worker whose main thread works outside its window is the requests' check's
+// to time).
+json judgment_run::window_slack_check(double window_ms) const {
   std::vector<double> cand;
   for (double x : cand_window_slack_ms_)
     if (std::isfinite(x)) cand.push_back(x);
   if (probe_window_slack_ms_.size() < kMinClockCalls || cand.size() < kMinClockCalls) return {{"measured", false}};
   const double probe_median = summarize_samples(probe_window_slack_ms_).median_ms;
+  const double probe_sigma = robust_sigma(probe_window_slack_ms_);
   const double cand_median = summarize_samples(cand).median_ms;
-  const double tolerance = std::max(0.05, 4 * robust_sigma(probe_window_slack_ms_));
-  return {{"measured", true}, {"probe_median_ms", probe_median}, {"candidate_median_ms", cand_median},
-          {"tolerance_ms", tolerance}, {"agrees", cand_median - probe_median <= tolerance}};
+  const double cand_sigma = robust_sigma(cand);
+  const double tolerance = std::max(0.02, 4 * probe_sigma);
+  const bool agrees = cand_median - probe_median <= tolerance;
+  // As the requests' check is conclusive (check_judge_clock).
+  const bool tight = tolerance <= (modelnew_ ? 0.25 * window_ms : std::max(0.25, 0.25 * window_ms));
+  const bool follows = cand_sigma <= std::max(0.02, kCandidateSpreadCap * probe_sigma);
+  std::vector<double> main_probe, main_cand;
+  for (double x : probe_main_cpu_outside_ms_)
+    if (x >= 0) main_probe.push_back(x);
+  for (double x : cand_main_cpu_outside_ms_)
+    if (x >= 0) main_cand.push_back(x);
+  json main = {{"measured", false}};
+  bool main_agrees = false;
+  if (main_probe.size() >= kMinClockCalls && main_cand.size() == cand_main_cpu_outside_ms_.size() &&
+      main_cand.size() >= kMinClockCalls) {
+    const double pm = summarize_samples(main_probe).median_ms, cm = summarize_samples(main_cand).median_ms;
+    const double tol = std::max(0.02, 4 * robust_sigma(main_probe));
+    main_agrees = cm - pm <= tol;
+    main = {{"measured", true}, {"probe_median_ms", pm}, {"candidate_median_ms", cm}, {"tolerance_ms", tol}, {"agrees", main_agrees}};
+  }
+  return {{"measured", true}, {"probe_ms", probe_window_slack_ms_}, {"probe_median_ms", probe_median}, {"probe_sigma_ms", probe_sigma},
+          {"candidate_median_ms", cand_median}, {"candidate_sigma_ms", cand_sigma}, {"tolerance_ms", tolerance},
+          {"agrees", agrees}, {"tight", tight}, {"follows", follows}, {"main_thread_cpu_outside", main},
+          {"vouches", agrees && tight && follows && main_agrees}};
 }
 
 // The probes' overhead for calls whose run requests took `wall_ms` by the

@@ -185,6 +185,24 @@ worker_channel::cpu_sample worker_channel::sample_cpu() {
   return s;
 }
 
+// No thread of the worker running or runnable, before and after the CPU
+// times are read: then they are exact (a running thread's time since its
+// last tick or switch is in no clock yet) up to what a thread woken in
+// between has run since, microseconds.
+bool worker_channel::quiet_sample(cpu_sample* out) {
+  const std::string proc = "/proc/" + std::to_string(process_.pid());
+  auto quiet = [&] {
+    auto tids = list_threads(proc);
+    if (tids.empty()) return false;
+    for (const auto& tid : tids)
+      if (thread_state(tid, proc) == 'R') return false;
+    return true;
+  };
+  if (!quiet()) return false;
+  *out = sample_cpu();
+  return out->process_ms >= 0 && quiet();
+}
+
 worker_reply worker_channel::request(const json& cmd, double timeout_s) { return exchange(cmd, timeout_s, false); }
 
 worker_reply worker_channel::request_split(const json& cmd, double timeout_s) { return exchange(cmd, timeout_s, true); }
@@ -222,10 +240,17 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
     }
     const auto marked = std::chrono::steady_clock::now();
     if (marks == 1) window_wall_ms = seconds_since(window_from) * 1e3;
-    freeze();
-    if (frozen_) cpu_marks[marks] = sample_cpu();
+    // The worker's main thread waits for the go: where none of its threads
+    // is running either (honest threads sleep outside the window), the CPU
+    // times read now are exact, and stopping every thread, which wakes each
+    // one (each stop costs a sleeping thread CPU time, far more on a loaded
+    // VM), is spared. Where one runs, the freeze makes them exact.
+    if (!quiet_sample(&cpu_marks[marks])) {
+      freeze();
+      if (frozen_) cpu_marks[marks] = sample_cpu();
+      thaw();
+    }
     ++marks;
-    thaw();
     // The worker waited on the judge from its mark to the go: not its time
     // (stopping its threads takes 0.05-0.45 ms on the 2-core VM). Its window
     // starts with the go, whose write the woken worker may preempt.

@@ -98,6 +98,7 @@ class worker_channel {
     double main_ms = -1;     // the main thread's
   };
   cpu_sample sample_cpu();
+  bool quiet_sample(cpu_sample* out);
   worker_reply exchange(const nlohmann::json& cmd, double timeout_s, bool split);
   std::mt19937_64 next_id_{std::random_device{}()};
 };
