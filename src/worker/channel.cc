@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <deque>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <iterator>
 #include <sstream>
@@ -185,22 +186,30 @@ worker_channel::cpu_sample worker_channel::sample_cpu() {
   return s;
 }
 
-// No thread of the worker running or runnable, before and after the CPU
-// times are read: then they are exact (a running thread's time since its
-// last tick or switch is in no clock yet) up to what a thread woken in
-// between has run since, microseconds.
+// No thread of the worker running or runnable, and none that ran, between
+// two listings around the reading of its CPU times: then they are exact (a
+// running thread's time since its last tick or switch is in no clock yet).
+// A thread that ran in between shows as running or with more time in the
+// second listing (a switch adds its time), so two threads taking turns to
+// run between the listings do not pass for quiet.
 bool worker_channel::quiet_sample(cpu_sample* out) {
   const std::string proc = "/proc/" + std::to_string(process_.pid());
-  auto quiet = [&] {
+  auto listing = [&](std::map<std::string, std::string>* times) {
     auto tids = list_threads(proc);
     if (tids.empty()) return false;
-    for (const auto& tid : tids)
+    for (const auto& tid : tids) {
       if (thread_state(tid, proc) == 'R') return false;
+      std::ifstream in(proc + "/task/" + tid + "/schedstat");
+      std::string ran;
+      if (!(in >> ran)) return false;
+      (*times)[tid] = ran;
+    }
     return true;
   };
-  if (!quiet()) return false;
+  std::map<std::string, std::string> before, after;
+  if (!listing(&before)) return false;
   *out = sample_cpu();
-  return out->process_ms >= 0 && quiet();
+  return out->process_ms >= 0 && listing(&after) && before == after;
 }
 
 worker_reply worker_channel::request(const json& cmd, double timeout_s) { return exchange(cmd, timeout_s, false); }
