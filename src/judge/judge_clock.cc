@@ -12,6 +12,29 @@
 #include "timing/stats.h"
 
 namespace cudal1::judging {
+namespace {
+
+// The calls of a per-call series that were measured (-1: not).
+std::vector<double> measured_calls(const std::vector<double>& v) {
+  std::vector<double> out;
+  for (double x : v)
+    if (x >= 0) out.push_back(x);
+  return out;
+}
+
+// What the probes before the candidate loaded allow a candidate's calls on
+// one measure: their median, and a tolerance of four of their standard
+// deviations, at least floor_ms.
+struct probe_bound {
+  double median_ms, sigma_ms, tolerance_ms;
+};
+
+probe_bound bound_of(const std::vector<double>& probes, double floor_ms) {
+  const double sigma = robust_sigma(probes);
+  return {summarize_samples(probes).median_ms, sigma, std::max(floor_ms, 4 * sigma)};
+}
+
+}  // namespace
 
 result<bool> judgment_run::finish() {
   worker_reply back = candidate_->request({{"op", "return_params"}}, kRefCallTimeoutS);
@@ -225,9 +248,7 @@ void judgment_run::charge_work_outside_window() {
       out.push_back(i < main.size() && all[i] >= 0 && main[i] >= 0 ? std::max(0.0, all[i] - main[i]) : -1.0);
     return out;
   };
-  std::vector<double> probes;
-  for (double x : others(probe_cpu_outside_ms_, probe_main_cpu_outside_ms_))
-    if (x >= 0) probes.push_back(x);
+  const std::vector<double> probes = measured_calls(others(probe_cpu_outside_ms_, probe_main_cpu_outside_ms_));
   const std::vector<double> cand = others(cand_cpu_outside_ms_, cand_main_cpu_outside_ms_);
   std::vector<double>& samples = j_.candidate.samples_ms;
   const bool measured = probes.size() >= kMinClockCalls && cand.size() == samples.size() &&
@@ -237,9 +258,7 @@ void judgment_run::charge_work_outside_window() {
     add_check("work_outside_window", true, "not measured: the worker's threads' CPU time was not read at every call's ends");
     return;
   }
-  const double base = summarize_samples(probes).median_ms;
-  const double sigma = robust_sigma(probes);
-  const double tolerance = std::max(kOutsideCpuFloorMs, kOutsideCpuSigmas * sigma);
+  const auto [base, sigma, tolerance] = bound_of(probes, kOutsideCpuFloorMs);
   const double median = summarize_samples(cand).median_ms;
   std::vector<double> charged(samples.size(), 0.0);
   int calls = 0;
@@ -291,28 +310,24 @@ json judgment_run::window_slack_check(double window_ms) const {
   for (double x : cand_window_slack_ms_)
     if (std::isfinite(x)) cand.push_back(x);
   if (probe_window_slack_ms_.size() < kMinClockCalls || cand.size() < kMinClockCalls) return {{"measured", false}};
-  const double probe_median = summarize_samples(probe_window_slack_ms_).median_ms;
-  const double probe_sigma = robust_sigma(probe_window_slack_ms_);
+  const auto [probe_median, probe_sigma, tolerance] = bound_of(probe_window_slack_ms_, 0.02);
   const double cand_median = summarize_samples(cand).median_ms;
   const double cand_sigma = robust_sigma(cand);
-  const double tolerance = std::max(0.02, 4 * probe_sigma);
   const bool agrees = cand_median - probe_median <= tolerance;
   // As the requests' check is conclusive (check_judge_clock).
   const bool tight = tolerance <= (modelnew_ ? 0.25 * window_ms : std::max(0.25, 0.25 * window_ms));
   const bool follows = cand_sigma <= std::max(0.02, kCandidateSpreadCap * probe_sigma);
-  std::vector<double> main_probe, main_cand;
-  for (double x : probe_main_cpu_outside_ms_)
-    if (x >= 0) main_probe.push_back(x);
-  for (double x : cand_main_cpu_outside_ms_)
-    if (x >= 0) main_cand.push_back(x);
+  const std::vector<double> main_probe = measured_calls(probe_main_cpu_outside_ms_);
+  const std::vector<double> main_cand = measured_calls(cand_main_cpu_outside_ms_);
   json main = {{"measured", false}};
   bool main_agrees = false;
   if (main_probe.size() >= kMinClockCalls && main_cand.size() == cand_main_cpu_outside_ms_.size() &&
       main_cand.size() >= kMinClockCalls) {
-    const double pm = summarize_samples(main_probe).median_ms, cm = summarize_samples(main_cand).median_ms;
-    const double tol = std::max(0.02, 4 * robust_sigma(main_probe));
-    main_agrees = cm - pm <= tol;
-    main = {{"measured", true}, {"probe_median_ms", pm}, {"candidate_median_ms", cm}, {"tolerance_ms", tol}, {"agrees", main_agrees}};
+    const probe_bound b = bound_of(main_probe, 0.02);
+    const double cm = summarize_samples(main_cand).median_ms;
+    main_agrees = cm - b.median_ms <= b.tolerance_ms;
+    main = {{"measured", true}, {"probe_median_ms", b.median_ms}, {"candidate_median_ms", cm}, {"tolerance_ms", b.tolerance_ms},
+            {"agrees", main_agrees}};
   }
   return {{"measured", true}, {"probe_ms", probe_window_slack_ms_}, {"probe_median_ms", probe_median}, {"probe_sigma_ms", probe_sigma},
           {"candidate_median_ms", cand_median}, {"candidate_sigma_ms", cand_sigma}, {"tolerance_ms", tolerance},

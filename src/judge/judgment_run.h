@@ -51,8 +51,7 @@ inline constexpr double kCandidateSpreadCap = 3;
 inline constexpr double kProbeMs[] = {0.02, 0.2, 2, 20};  // their lengths
 // The worker's CPU time outside the window beyond the probes' median is
 // the candidate's work there, and counts in the call's time where it
-// exceeds this many of the probes' standard deviations, and this floor.
-inline constexpr double kOutsideCpuSigmas = 4;
+// exceeds four of the probes' standard deviations, and this floor.
 inline constexpr double kOutsideCpuFloorMs = 0.02;
 inline constexpr double kHostSensitiveMs = 1.0;  // a reference under this waits for the host's full speed
 

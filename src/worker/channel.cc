@@ -168,7 +168,7 @@ void worker_channel::thaw() {
 // main thread's alone (the leader's /proc schedstat: its first field is the
 // time it ran, in ns). Exact only while every thread is off a CPU: a running
 // thread's time since its last tick or switch is in neither yet, which is
-// why they are read frozen. -1 where unreadable.
+// why they are read frozen or quiet (quiet_sample). -1 where unreadable.
 worker_channel::cpu_sample worker_channel::sample_cpu() {
   cpu_sample s;
   if (!alive_) return s;

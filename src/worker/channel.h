@@ -23,9 +23,10 @@ struct worker_reply {
   /// where it was not (the freeze off, or the process gone).
   double cpu_ms = -1;
   double main_cpu_ms = -1;      // the worker's main thread's alone
-  /// A request split at its window (request(..., split)): the worker's own
-  /// two marks, each answered by the judge with a freeze. The CPU time on
-  /// either side of the window (cpu_outside_ms) is then exact too.
+  /// A request split at its window (request_split): the worker's own two
+  /// marks, at each of which the judge reads its CPU time, exactly (no thread
+  /// running, or the worker stopped). The CPU time on either side of the
+  /// window (cpu_outside_ms) is then exact too.
   int marks = 0;
   double cpu_outside_ms = -1;   // thaw to the first mark's freeze, plus the second's to the end
   double main_cpu_outside_ms = -1;  // the main thread's share of it
@@ -48,8 +49,9 @@ class worker_channel {
   worker_reply request(const nlohmann::json& cmd, double timeout_s);
   /// A run request split at its window, where the worker is frozen between
   /// requests: the worker writes a mark as its window is about to start and
-  /// another as it has ended, and waits after each; the judge stops it there
-  /// (every thread), reads its CPU time, continues it and says go. What any
+  /// another as it has ended, and waits after each; the judge reads its CPU
+  /// time there (where no thread runs, as is; else stopping it first) and
+  /// says go. What any
   /// of its threads did before the first mark or after the second is then
   /// counted apart from the window, exactly (reply.cpu_outside_ms), however
   /// it was hidden: a pool thread finishing rows while the main thread
