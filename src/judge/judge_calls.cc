@@ -105,7 +105,10 @@ bool judgment_run::load() {
     probes_[probe_ms].after_reference.push_back(after_reference);
     probe_cpu_outside_ms_.push_back(probe.cpu_outside_ms);
     probe_main_cpu_outside_ms_.push_back(probe.main_cpu_outside_ms);
-    if (probe.window_wall_ms >= 0) probe_window_slack_ms_.push_back(probe.window_wall_ms - probe.run.body.value("ms", 0.0));
+    if (probe.window_wall_ms >= 0) {
+      probe_window_slack_ms_.push_back(probe.window_wall_ms - probe.run.body.value("ms", 0.0));
+      probe_outside_wall_ms_.push_back(probe.own_wall_ms - probe.window_wall_ms);
+    }
   }
   // The judge's own thread census, from outside the worker: its baseline
   // now, before any of the candidate's code exists there (a census inside
@@ -180,6 +183,7 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
     return;
   }
   j_.requests_ms["run"].push_back(r.wall_ms);
+  t.own_wall_ms = r.wall_ms;
   t.cpu_outside_ms = r.cpu_outside_ms;
   t.main_cpu_outside_ms = r.main_cpu_outside_ms;
   t.window_wall_ms = r.window_wall_ms;
@@ -314,6 +318,7 @@ bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) 
   }
   j_.requests_ms["collect"].push_back(got.wall_ms);
   r.wall_ms += seen.wall_ms + got.wall_ms;
+  t.own_wall_ms += got.wall_ms;
   add_cpu_outside(t, got);
   if (got.body.contains("output_problem")) r.body["output_problem"] = got.body["output_problem"];
   return census_after(t, r);
@@ -346,6 +351,7 @@ bool judgment_run::census_after(call_timing& t, worker_reply& r) {
   }
   j_.requests_ms["census"].push_back(c.wall_ms);
   r.wall_ms += c.wall_ms;
+  t.own_wall_ms += c.wall_ms;
   add_cpu_outside(t, c);
   for (const char* key : {"new_threads", "child_processes", "process_attempts", "escape_attempts", "deferred_work", "cache_tampering"})
     if (c.body.contains(key)) r.body[key] = c.body[key];
@@ -461,6 +467,8 @@ result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* ca
         cand_cpu_outside_ms_.push_back(t.cpu_outside_ms);
         cand_main_cpu_outside_ms_.push_back(t.main_cpu_outside_ms);
         cand_window_slack_ms_.push_back(t.window_wall_ms >= 0 ? t.window_wall_ms - *cand_ms : std::nan(""));
+        cand_window_wall_ms_.push_back(t.window_wall_ms);
+        cand_outside_wall_ms_.push_back(t.window_wall_ms >= 0 ? t.own_wall_ms - t.window_wall_ms : -1.0);
       }
     } else {
       worker_reply run = reference_->request({{"op", "run"}}, kRefCallTimeoutS);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "audit/speed_of_light.h"
 #include "timing/clock_check.h"
@@ -160,11 +161,20 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   // a stretch the judge's clock counted an honest native kernel's 0.713 ms
   // calls at 0.84 and 1.05 ms, 2026-12-06.)
   const bool window_vouches = window.value("vouches", false) && !too_few;
+  // And where the window's span is longer than the worker's window by more
+  // than the probes' marks allow, the window is not the span's, whatever
+  // the requests show: a worker whose requests do less than the probes'
+  // (handlers swapped for leaner ones: an attack review, 2026-12-06) can
+  // hide a shortened window in their excess. The judge's clock then times
+  // every call (use_judge_clock, from the span). Honest calls' spans agreed
+  // in every judgment looked at (44 on the 2-core VM, 24 on an H100 host).
+  const bool window_disagrees = window.value("measured", false) && !window.value("agrees", true);
   json figures = {{"overhead_ms", run.overhead_ms}, {"candidate_ms", run.excess_ms}, {"missing_ms", run.missing_ms},
                   {"tolerance_ms", run.tolerance_ms}, {"agrees", run.agrees}, {"conclusive", conclusive},
                   {"grey_zone", grey}, {"judge_wall_ms", wall},
                   {"candidate_spread_ms", run.candidate_spread_ms}, {"probe_spread_ms", probe_spread},
-                  {"spread_capped", run.spread_capped}, {"window_slack", window}, {"window_vouches", window_vouches}};
+                  {"spread_capped", run.spread_capped}, {"window_slack", window}, {"window_vouches", window_vouches},
+                  {"window_disagrees", window_disagrees}};
   json probe_figures = json::object(), after_figures = json::object();
   for (const auto& [ms, series] : probes_) probe_figures[fmt_ms(ms)] = series.excess_ms;
   for (const auto& [ms, series] : probes_after_) after_figures[fmt_ms(ms)] = series.excess_ms;
@@ -205,20 +215,20 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   if (full_speed_pairs) {
     // Both checks must agree, and both be conclusive, for the judgment's.
     j_.judge_clock["full_speed_pairs"] = {{"run_beyond_window", figures}, {"agrees", run.agrees || grey},
-                                          {"conclusive", conclusive && run.agrees && !unvouched}};
+                                          {"conclusive", conclusive && run.agrees && !unvouched && !window_disagrees}};
     j_.judge_clock["agrees"] = j_.judge_clock.value("agrees", true) && (run.agrees || grey);
-    j_.judge_clock["conclusive"] = j_.judge_clock.value("conclusive", true) && conclusive && run.agrees && !unvouched;
+    j_.judge_clock["conclusive"] = j_.judge_clock.value("conclusive", true) && conclusive && run.agrees && !unvouched && !window_disagrees;
   } else {
     j_.judge_clock = {{"run_beyond_window", figures}, {"probe_run_beyond_window_ms", probe_figures},
                       {"probe_after_calls_ms", after_figures},
-                      {"agrees", run.agrees || grey}, {"conclusive", conclusive && run.agrees && !unvouched}};
+                      {"agrees", run.agrees || grey}, {"conclusive", conclusive && run.agrees && !unvouched && !window_disagrees}};
   }
   add_check(full_speed_pairs ? "timer_cross_check_full_speed" : "timer_cross_check", run.agrees || grey, buf);
   if (!run.agrees && !grey) {
     j_.speedup.reset();
     return reject("timer_tampering", std::string("the worker's time is short of the judge's own clock: ") + buf);
   }
-  if ((grey || ((!conclusive || unvouched) && !window_vouches)) && !judge_clock_used_) {
+  if ((grey || window_disagrees || ((!conclusive || unvouched) && !window_vouches)) && !judge_clock_used_) {
     if (full_speed_pairs) use_judge_clock(near);
     else pending_judge_clock_ = near;  // finish() decides, once it knows which pairs count
   }
@@ -281,7 +291,15 @@ void judgment_run::charge_work_outside_window() {
   // honest strided-output ModelNew's one OpenMP thread, parked, spent
   // 0.7-1.3 ms in census requests in some judgments on the 2-core VM (cause
   // not found), and such a slow candidate may have only 2-3 timed calls.
-  if (2 * calls > static_cast<int>(samples.size()) && calls >= static_cast<int>(kMinClockCalls)) {
+  // And where the median call's charge is beyond the tolerance itself: an
+  // honest torch ModelNew beside a concurrent load on the 2-core VM had 20
+  // of 38 calls charged a median 0.015 ms against a tolerance of 0.19 ms (the
+  // charges stay; the name is for work done there, as in the corpus's
+  // attacks: 0.1-1.2 ms per call).
+  const double median_charge = summarize_samples(charged).median_ms;
+  j_.judge_clock["outside_window_cpu"]["median_charge_ms"] = median_charge;
+  if (2 * calls > static_cast<int>(samples.size()) && calls >= static_cast<int>(kMinClockCalls) &&
+      median_charge > tolerance) {
     char evidence[240];
     std::snprintf(evidence, sizeof evidence, "%d of %zu timed calls' threads beside the main one spent more CPU time outside "
                   "the window than the probes' %.3g ms by over %.3g ms (median %.3g ms); charged to their times",
@@ -398,37 +416,79 @@ std::pair<std::vector<double>, double> judgment_run::probe_series::adjusted() co
 }
 
 // Where the check cannot vouch for the worker's window, each call is timed
-// by the judge's own clock too: its time for the run request less the
-// least overhead a probe showed, which can only overstate the true window
-// (a request never costs less than that). A call counts at the larger of
-// the two, so a busy machine can lower a speedup but a forged clock cannot
-// raise one. The worker's own figures are kept beside.
+// by the judge's own clock too, and counts at the larger of the two: a busy
+// machine can lower a speedup, a forged clock cannot raise one. The
+// worker's own figures are kept beside.
+//
+// Where the run requests were split at their marks, a call's time is the
+// judge's clock between the marks less the least the probes' marks took
+// beyond their windows (the go's wake-up and the end mark's write), plus
+// whatever the worker's own requests of the call (run, collect, census)
+// took outside that span beyond the probes' median and tolerance
+// (bound_of, four standard deviations). Work moved out of the span, in CPU
+// time or waiting on the GPU, is in that excess. The requests' work itself
+// is not counted: before, the judge's clock counted each call's whole
+// requests less the least overhead of any probe, which charged an honest
+// ModelNew its handler's work and noise (0.30-0.48x on the 2-core VM) while
+// one that swapped the worker's handlers for leaner ones was counted at its
+// window (1.20-2.28x for the same kernel; an attack review, 2026-12-06).
+// A leaner handler is credited nothing here (a call below the probes'
+// outside time counts none), and what it saves bounds what work moved
+// outside the span can gain, as it does for the requests' check.
+//
+// Without the marks, the call's requests less the least overhead a raw probe
+// showed (a request never costs less than that; the order-adjusted and
+// shifted samples of probes_for_wall are not raw and were negative at
+// times, -0.6 and -3.7 ms on the 2-core VM, which counted an honest kernel at
+// 0.06x).
 void judgment_run::use_judge_clock(const std::vector<double>& probe_excess_ms) {
-  // The least overhead any probe showed, of any length, before the
-  // candidate loaded or after its calls: a call's own overhead can sit below
-  // the probes' of its length (honest ModelNew calls: 0.15-0.4 ms below, on
-  // a 2-core VM), and that room must not credit a forged window. The probes
-  // after the calls count too (the candidate can only lengthen them, which
-  // never raises a least): on the 2-core VM the requests' overhead flips
-  // between ~0.2 and ~0.5 ms for stretches, and where every probe before the
-  // candidate loaded met the slow stretch and the calls the fast one, the
-  // judge's clock credited a forger 0.06 ms below its true window.
-  double least = *std::min_element(probe_excess_ms.begin(), probe_excess_ms.end());
-  for (const auto* probes : {&probes_, &probes_after_})
-    for (const auto& [ms, series] : *probes)
-      for (double x : series.excess_ms) least = std::min(least, x);
   judge_clock_used_ = true;
   std::vector<double>& worker = j_.candidate.samples_ms;
   j_.judge_clock["worker_samples_ms"] = worker;
+  const size_t n = worker.size();
+  const std::vector<double> probe_outside = measured_calls(probe_outside_wall_ms_);
+  const bool spans = probe_window_slack_ms_.size() >= kMinClockCalls && probe_outside.size() >= kMinClockCalls &&
+                     cand_window_wall_ms_.size() == n && cand_outside_wall_ms_.size() == n &&
+                     std::all_of(cand_window_wall_ms_.begin(), cand_window_wall_ms_.end(), [](double x) { return x >= 0; }) &&
+                     std::all_of(cand_outside_wall_ms_.begin(), cand_outside_wall_ms_.end(), [](double x) { return x >= 0; });
   int raised = 0;
-  for (size_t i = 0; i < worker.size() && i < j_.candidate.wall_ms.size(); ++i) {
-    double judged = j_.candidate.wall_ms[i] - least;
-    if (judged > worker[i]) worker[i] = judged, ++raised;
+  char buf[400];
+  if (spans) {
+    const double least_slack = std::max(0.0, *std::min_element(probe_window_slack_ms_.begin(), probe_window_slack_ms_.end()));
+    const probe_bound outside = bound_of(probe_outside, kOutsideCpuFloorMs);
+    std::vector<double> judged(n), charged(n);
+    for (size_t i = 0; i < n; ++i) {
+      charged[i] = std::max(0.0, cand_outside_wall_ms_[i] - outside.median_ms - outside.tolerance_ms);
+      judged[i] = cand_window_wall_ms_[i] - least_slack + charged[i];
+      if (judged[i] > worker[i]) worker[i] = judged[i], ++raised;
+    }
+    j_.judge_clock["judge_clock_times"] = {
+        {"route", "window_span"}, {"least_probe_slack_ms", least_slack},
+        {"probe_outside_median_ms", outside.median_ms}, {"probe_outside_tolerance_ms", outside.tolerance_ms},
+        {"probe_outside_ms", probe_outside}, {"outside_ms", cand_outside_wall_ms_},
+        {"window_wall_ms", cand_window_wall_ms_}, {"charged_ms", charged}, {"judged_ms", judged}};
+    std::snprintf(buf, sizeof buf, "inconclusive clock check: each call counted at the larger of the worker's window and "
+                  "the judge's clock between its marks less the probes' least %.3g ms, plus its requests' time outside "
+                  "them beyond the probes' %.3g ms by over %.3g ms; %d of %zu calls raised",
+                  least_slack, outside.median_ms, outside.tolerance_ms, raised, n);
+  } else {
+    double least = std::numeric_limits<double>::infinity();
+    for (const auto* probes : {&probes_, &probes_after_})
+      for (const auto& [ms, series] : *probes)
+        for (double x : series.excess_ms) least = std::min(least, x);
+    if (!std::isfinite(least)) least = *std::min_element(probe_excess_ms.begin(), probe_excess_ms.end());
+    least = std::max(0.0, least);
+    std::vector<double> judged;
+    for (size_t i = 0; i < n && i < j_.candidate.wall_ms.size(); ++i) {
+      judged.push_back(j_.candidate.wall_ms[i] - least);
+      if (judged.back() > worker[i]) worker[i] = judged.back(), ++raised;
+    }
+    j_.judge_clock["judge_clock_times"] = {{"route", "request_wall"}, {"least_probe_overhead_ms", least}, {"judged_ms", judged}};
+    std::snprintf(buf, sizeof buf, "inconclusive clock check: each call counted at the larger of the worker's window and "
+                  "the judge's time for its requests less the least probe overhead (%.4g ms); %d of %zu calls raised",
+                  least, raised, n);
   }
-  add_check("timer_judge_clock", true,
-            "inconclusive clock check: each call counted at the larger of the worker's window and the judge's time less "
-            "the least probe overhead (" + fmt_ms(least) + "); " + std::to_string(raised) + " of " +
-                std::to_string(worker.size()) + " calls raised");
+  add_check("timer_judge_clock", true, buf);
 }
 
 // Where enough pairs were timed at the host's full speed, the statistics are
@@ -456,6 +516,8 @@ bool judgment_run::keep_pairs_at_full_speed() {
   if (cand_cpu_outside_ms_.size() == n) cand_cpu_outside_ms_ = kept(cand_cpu_outside_ms_, m.at_full_speed);
   if (cand_main_cpu_outside_ms_.size() == n) cand_main_cpu_outside_ms_ = kept(cand_main_cpu_outside_ms_, m.at_full_speed);
   if (cand_window_slack_ms_.size() == n) cand_window_slack_ms_ = kept(cand_window_slack_ms_, m.at_full_speed);
+  if (cand_window_wall_ms_.size() == n) cand_window_wall_ms_ = kept(cand_window_wall_ms_, m.at_full_speed);
+  if (cand_outside_wall_ms_.size() == n) cand_outside_wall_ms_ = kept(cand_outside_wall_ms_, m.at_full_speed);
   if (j_.judge_clock.is_object() && j_.judge_clock.contains("worker_samples_ms"))
     j_.judge_clock["worker_samples_ms"] = kept(j_.judge_clock["worker_samples_ms"].get<std::vector<double>>(), m.at_full_speed);
   std::vector<bool> first;

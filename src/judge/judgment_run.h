@@ -135,6 +135,9 @@ class judgment_run {
     double cpu_outside_ms = -1;
     double main_cpu_outside_ms = -1;  // the worker's main thread's share
     double window_wall_ms = -1;  // the judge's clock between the run request's two marks
+    // The judge's clock over the worker's own requests of the call (run,
+    // collect, census), the reference's between them not included.
+    double own_wall_ms = 0;
     bool reference_failed = false;  // the reference's stage or flush failed, not the candidate
     explicit operator bool() const { return ok; }
   };
@@ -268,6 +271,9 @@ class judgment_run {
   // calls, and the judge's clock between the marks less the worker's window.
   std::vector<double> probe_cpu_outside_ms_, cand_cpu_outside_ms_, cand_window_slack_ms_, probe_window_slack_ms_;
   std::vector<double> probe_main_cpu_outside_ms_, cand_main_cpu_outside_ms_;
+  // Per call, the judge's clock between the marks (-1: not split), and over
+  // the worker's own requests outside that span (-1: not measured).
+  std::vector<double> cand_window_wall_ms_, probe_outside_wall_ms_, cand_outside_wall_ms_;
   std::optional<error> pending_error_;  // a reference failure met where a verdict is returned
   std::vector<bool> reference_first_;  // per timed pair: the reference ran first
   double reference_probe_us_ = -1;     // the host probe the reference's last run reported
