@@ -78,7 +78,7 @@ bool judgment_run::load() {
   // around a call that does nothing, on the judge's own clock.
   // The judge's wake-up after a call grows with the call's length (a
   // longer sleep, a deeper idle state: +0.1 ms after a 2 ms CPU call here),
-  // so the probes last from 0.02 to 20 ms and a candidate is compared with
+  // so the probes last from 0.02 to 2 ms and a candidate is compared with
   // those nearest its own length.
   for (int i = -kWarmupProbes; i < kOverheadProbes; ++i) {
     double probe_ms = kProbeMs[(i + kWarmupProbes) % std::size(kProbeMs)];

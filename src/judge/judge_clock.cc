@@ -355,7 +355,7 @@ json judgment_run::window_slack_check(double window_ms) const {
 
 // The probes' overhead for calls whose run requests took `wall_ms` by the
 // judge's clock. A request's overhead grows with the call's length (on an
-// H200: 0.29-0.31 ms at 0.02-2 ms, 0.40-0.45 ms at 20 ms): between the two
+// H200: 0.29-0.31 ms at 0.02-2 ms, 0.40-0.45 ms at 20 ms, where no probe runs now): between the two
 // probe lengths whose requests bracket it, the lower one's samples shifted
 // to the overhead interpolated on a log scale; outside, the nearest. Each
 // length's probes with the order of their pair taken out (order_adjusted).

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <utility>
 #include <optional>
@@ -38,8 +39,8 @@ inline constexpr uint64_t kCpuFlushBytes = 64ull << 20;
 inline constexpr uint64_t kCudaFlushBytes = 256ull << 20;  // >= 2x the L2 of an H200 (60 MB) or B200 (126 MB)
 inline constexpr unsigned kSandboxUid = 65534;  // nobody: the candidate worker's user where the judge is root
 inline constexpr unsigned kReferenceUid = 65533;  // an untrusted task's sealed reference: not the candidates' user
-inline constexpr int kWarmupProbes = 4;         // first calls of the worker's own, not kept (cold paths)
-inline constexpr int kOverheadProbes = 32;      // calls timed before the candidate loads, the worker's own
+inline constexpr int kWarmupProbes = 3;         // first calls of the worker's own, not kept (cold paths): one of each length
+inline constexpr int kOverheadProbes = 24;      // calls timed before the candidate loads, the worker's own: 8 of each length
 inline constexpr int kPostProbes = 4;           // of each length, again after the timed calls
 inline constexpr size_t kMinClockCalls = 5;     // fewer timed calls: the clock check cannot reject
 // The candidate's excess counts in the clock check's tolerance with at most
@@ -48,7 +49,16 @@ inline constexpr size_t kMinClockCalls = 5;     // fewer timed calls: the clock 
 // (H200: 0.4-2.2 native, 0.7-2.8 ModelNew), a forger shaping its spread at
 // ten times.
 inline constexpr double kCandidateSpreadCap = 3;
-inline constexpr double kProbeMs[] = {0.02, 0.2, 2, 20};  // their lengths
+// Their lengths. A call longer than the longest is compared with it. No
+// 20 ms probes since 2026-12-06: their 13 calls cost ~0.3 s of every
+// judgment, and a request's overhead grows from a 2 ms call to a 20 ms one
+// by 0.08-0.1 ms (native, H100 host) or 0.3 ms (ModelNew, H100 host and the
+// 2-core VM), well inside the clock check's tolerance at those lengths (5%
+// of the window: 0.25 ms at 5 ms, 1 ms at 20 ms); without them a long
+// call's allowance is only ever smaller.
+inline constexpr double kProbeMs[] = {0.02, 0.2, 2};
+static_assert(kWarmupProbes == std::size(kProbeMs) && kOverheadProbes % std::size(kProbeMs) == 0,
+              "one warm-up round, then whole rounds of every length");
 // The worker's CPU time outside the window beyond the probes' median is
 // the candidate's work there, and counts in the call's time where it
 // exceeds four of the probes' standard deviations, and this floor.
