@@ -109,6 +109,7 @@ bool judgment_run::load() {
       probe_window_slack_ms_.push_back(probe.window_wall_ms - probe.run.body.value("ms", 0.0));
       probe_outside_wall_ms_.push_back(probe.own_wall_ms - probe.window_wall_ms);
     }
+    probe_loud_marks_.push_back(probe.loud_marks);
   }
   // The judge's own thread census, from outside the worker: its baseline
   // now, before any of the candidate's code exists there (a census inside
@@ -184,6 +185,7 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
   }
   j_.requests_ms["run"].push_back(r.wall_ms);
   t.own_wall_ms = r.wall_ms;
+  t.loud_marks = r.loud_marks;
   t.cpu_outside_ms = r.cpu_outside_ms;
   t.main_cpu_outside_ms = r.main_cpu_outside_ms;
   t.window_wall_ms = r.window_wall_ms;
@@ -244,6 +246,7 @@ result<bool> judgment_run::probe_after_calls() {
       return reject("timer_tampering", buf);
     }
     probes_after_[probe_ms].excess_ms.push_back(probe.excess_ms);
+    if (probe.window_wall_ms >= 0) probe_after_outside_wall_ms_.push_back(probe.own_wall_ms - probe.window_wall_ms);
     probes_after_[probe_ms].after_reference.push_back(after_reference);
   }
   return true;
@@ -469,6 +472,7 @@ result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* ca
         cand_window_slack_ms_.push_back(t.window_wall_ms >= 0 ? t.window_wall_ms - *cand_ms : std::nan(""));
         cand_window_wall_ms_.push_back(t.window_wall_ms);
         cand_outside_wall_ms_.push_back(t.window_wall_ms >= 0 ? t.own_wall_ms - t.window_wall_ms : -1.0);
+        cand_loud_marks_.push_back(t.loud_marks);
       }
     } else {
       worker_reply run = reference_->request({{"op", "run"}}, kRefCallTimeoutS);

@@ -148,6 +148,7 @@ class judgment_run {
     // The judge's clock over the worker's own requests of the call (run,
     // collect, census), the reference's between them not included.
     double own_wall_ms = 0;
+    int loud_marks = 0;  // marks at which a thread of the worker ran while the judge read it (worker_reply)
     bool reference_failed = false;  // the reference's stage or flush failed, not the candidate
     explicit operator bool() const { return ok; }
   };
@@ -284,6 +285,8 @@ class judgment_run {
   // Per call, the judge's clock between the marks (-1: not split), and over
   // the worker's own requests outside that span (-1: not measured).
   std::vector<double> cand_window_wall_ms_, probe_outside_wall_ms_, cand_outside_wall_ms_;
+  std::vector<double> probe_after_outside_wall_ms_;  // the probes after the calls
+  std::vector<int> probe_loud_marks_, cand_loud_marks_;
   std::optional<error> pending_error_;  // a reference failure met where a verdict is returned
   std::vector<bool> reference_first_;  // per timed pair: the reference ran first
   double reference_probe_us_ = -1;     // the host probe the reference's last run reported

@@ -232,6 +232,7 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
   cpu_sample cpu_marks[2];
   int marks = 0;
   double window_wall_ms = -1, paused_s = 0;
+  int loud = 0;
   auto window_from = std::chrono::steady_clock::now();
   worker_reply r;
   for (;;) {
@@ -254,20 +255,40 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
     // times read now are exact, and stopping every thread, which wakes each
     // one (each stop costs a sleeping thread CPU time, far more on a loaded
     // VM), is spared. Where one runs, the freeze makes them exact.
-    if (!quiet_sample(&cpu_marks[marks])) {
+    // The worker's main thread may still be on its way into the read when
+    // the mark arrives: a few tries, yielding between them. The time until
+    // the reading that found it quiet began is the worker's, and so is the
+    // whole pause where none did (the worker stopped then): a thread of it
+    // that runs on after the mark is doing work outside the window, which
+    // the pause would otherwise hide (an attack review, 2026-12-06: a
+    // ModelNew's mark wrote its line and computed rows until the go came, at
+    // 3.4-4.4x against 1.1-2.7x honest). Only the judge's own reading after
+    // the worker was quiet is left out of the request's time.
+    double counted_s = 0;
+    bool quiet = false;
+    for (int attempt = 0; attempt < 3 && !quiet; ++attempt) {
+      const auto reading = std::chrono::steady_clock::now();
+      quiet = quiet_sample(&cpu_marks[marks]);
+      if (quiet) counted_s = std::chrono::duration<double>(reading - marked).count();
+      else sched_yield();
+    }
+    if (!quiet) {
       freeze();
       if (frozen_) cpu_marks[marks] = sample_cpu();
       thaw();
+      counted_s = seconds_since(marked);
+      ++loud;
     }
     ++marks;
-    // The worker waited on the judge from its mark to the go: not its time
+    // The worker waited on the judge from then to the go: not its time
     // (stopping its threads takes 0.05-0.45 ms on the 2-core VM). Its window
     // starts with the go, whose write the woken worker may preempt.
     window_from = std::chrono::steady_clock::now();
-    paused_s += seconds_since(marked);
+    paused_s += seconds_since(marked) - counted_s;
     (void)send(json{{"op", "go"}, {"id", id}});
   }
   r.marks = marks;
+  r.loud_marks = loud;
   r.wall_ms = (seconds_since(start) - paused_s) * 1e3;
   if ((r.what == worker_reply::kind::ok || r.what == worker_reply::kind::failed) && r.body.value("kind", "") != "protocol" &&
       (!r.body.contains("id") || !r.body["id"].is_number_unsigned() || r.body["id"].get<uint64_t>() != id)) {
