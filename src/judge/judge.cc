@@ -454,7 +454,12 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
   // again would not change that, and its calls are timed by the judge's
   // clock already.)
   const bool python = std::filesystem::path(candidate_path).extension() == ".py";
-  bool inconclusive = clock && !python && first->outcome == verdict::correct && !clock->value("conclusive", true);
+  // Only where the judge's clock timed the calls: where the window's span
+  // vouched for the worker's window, that window stood, and a second
+  // judgment can add nothing (on an H100 host 3 of 5 warm judgments of
+  // judge_bench were judged twice that way, 5.1 s against 2.56, 2026-12-06).
+  bool inconclusive = clock && !python && first->outcome == verdict::correct && !clock->value("conclusive", true) &&
+                      clock->contains("worker_samples_ms");
   if (disagreed || inconclusive) {
     // Inconclusive: a busy machine's tolerance, or calls whose excess spread
     // beyond the cap (the window not following the judge's clock).
