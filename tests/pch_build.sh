@@ -28,7 +28,7 @@ out=$("$cudal1" eval "$swish/task.py" "$swish/cpu/modelnew_inline.py" --backend 
 verdict=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["verdict"])' <<<"$out")
 reason=$(python3 -c 'import json,sys; j=json.loads(sys.stdin.readline()); print([c["reason"] for c in j["checks"] if c["name"]=="compile"][0])' <<<"$out")
 echo "verdict $verdict; compile: $reason"
-[ "$verdict" = correct ] || { echo "FAIL: verdict $verdict"; exit 1; }
+[ "$verdict" = correct ] || { echo "FAIL: verdict $verdict: $(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline()).get("message", ""))' <<<"$out")"; exit 1; }
 grep -q "precompiled <torch/extension.h> (O3)" <<<"$reason" || { echo "FAIL: the build did not use the header"; exit 1; }
 # The build process was forked by the candidate server (torch imported
 # there once); with the servers off it is started afresh, and builds the same.

@@ -110,6 +110,7 @@ bool judgment_run::load() {
       probe_outside_wall_ms_.push_back(probe.own_wall_ms - probe.window_wall_ms);
     }
     probe_loud_marks_.push_back(probe.loud_marks);
+    probe_loud_pause_ms_.push_back(probe.loud_pause_ms);
   }
   // The judge's own thread census, from outside the worker: its baseline
   // now, before any of the candidate's code exists there (a census inside
@@ -184,8 +185,10 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
     return;
   }
   j_.requests_ms["run"].push_back(r.wall_ms);
-  t.own_wall_ms = r.wall_ms;
+  // The worker's own time in the marks' pauses is outside the window too.
+  t.own_wall_ms = r.wall_ms + r.loud_pause_ms;
   t.loud_marks = r.loud_marks;
+  t.loud_pause_ms = r.loud_pause_ms;
   t.cpu_outside_ms = r.cpu_outside_ms;
   t.main_cpu_outside_ms = r.main_cpu_outside_ms;
   t.window_wall_ms = r.window_wall_ms;
@@ -473,6 +476,7 @@ result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* ca
         cand_window_wall_ms_.push_back(t.window_wall_ms);
         cand_outside_wall_ms_.push_back(t.window_wall_ms >= 0 ? t.own_wall_ms - t.window_wall_ms : -1.0);
         cand_loud_marks_.push_back(t.loud_marks);
+        cand_loud_pause_ms_.push_back(t.loud_pause_ms);
       }
     } else {
       worker_reply run = reference_->request({{"op", "run"}}, kRefCallTimeoutS);

@@ -149,6 +149,7 @@ class judgment_run {
     // collect, census), the reference's between them not included.
     double own_wall_ms = 0;
     int loud_marks = 0;  // marks at which a thread of the worker ran while the judge read it (worker_reply)
+    double loud_pause_ms = 0;  // the worker's own time in the marks' pauses (worker_reply)
     bool reference_failed = false;  // the reference's stage or flush failed, not the candidate
     explicit operator bool() const { return ok; }
   };
@@ -287,6 +288,7 @@ class judgment_run {
   std::vector<double> cand_window_wall_ms_, probe_outside_wall_ms_, cand_outside_wall_ms_;
   std::vector<double> probe_after_outside_wall_ms_;  // the probes after the calls
   std::vector<int> probe_loud_marks_, cand_loud_marks_;
+  std::vector<double> probe_loud_pause_ms_, cand_loud_pause_ms_;
   std::optional<error> pending_error_;  // a reference failure met where a verdict is returned
   std::vector<bool> reference_first_;  // per timed pair: the reference ran first
   double reference_probe_us_ = -1;     // the host probe the reference's last run reported

@@ -233,6 +233,7 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
   int marks = 0;
   double window_wall_ms = -1, paused_s = 0;
   int loud = 0;
+  double worker_paused_s = 0;
   auto window_from = std::chrono::steady_clock::now();
   worker_reply r;
   for (;;) {
@@ -258,12 +259,15 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
     // The worker's main thread may still be on its way into the read when
     // the mark arrives: a few tries, yielding between them. The time until
     // the reading that found it quiet began is the worker's, and so is the
-    // whole pause where none did (the worker stopped then): a thread of it
-    // that runs on after the mark is doing work outside the window, which
-    // the pause would otherwise hide (an attack review, 2026-12-06: a
-    // ModelNew's mark wrote its line and computed rows until the go came, at
-    // 3.4-4.4x against 1.1-2.7x honest). Only the judge's own reading after
-    // the worker was quiet is left out of the request's time.
+    // time until the stop was sent where none did: a thread of it that runs
+    // on after the mark is doing work outside the window, which the pause
+    // would otherwise hide (an attack review, 2026-12-06: a ModelNew's mark
+    // wrote its line and computed rows until the go came, at 3.4-4.4x
+    // against 1.1-2.7x honest). That time is reported (loud_pause_ms), not
+    // counted in wall_ms: counted there, an honest ModelNew whose threads
+    // were still settling at its marks was rejected as timer_tampering
+    // (0.59 ms over the probes' requests, 2026-12-06); the judge compares it
+    // with the probes' and counts it where the judge's clock times the calls.
     double counted_s = 0;
     bool quiet = false;
     for (int attempt = 0; attempt < 3 && !quiet; ++attempt) {
@@ -288,11 +292,13 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
     // (stopping its threads takes 0.05-0.45 ms on the 2-core VM). Its window
     // starts with the go, whose write the woken worker may preempt.
     window_from = std::chrono::steady_clock::now();
-    paused_s += seconds_since(marked) - counted_s;
+    paused_s += seconds_since(marked);
+    worker_paused_s += counted_s;
     (void)send(json{{"op", "go"}, {"id", id}});
   }
   r.marks = marks;
   r.loud_marks = loud;
+  r.loud_pause_ms = worker_paused_s * 1e3;
   r.wall_ms = (seconds_since(start) - paused_s) * 1e3;
   if ((r.what == worker_reply::kind::ok || r.what == worker_reply::kind::failed) && r.body.value("kind", "") != "protocol" &&
       (!r.body.contains("id") || !r.body["id"].is_number_unsigned() || r.body["id"].get<uint64_t>() != id)) {

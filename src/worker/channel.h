@@ -32,10 +32,12 @@ struct worker_reply {
   double main_cpu_outside_ms = -1;  // the main thread's share of it
   double window_wall_ms = -1;   // the judge's clock: continued at the first mark, stopped at the second
   /// Marks at which a thread of the worker kept running through the judge's
-  /// tries to read its CPU time quietly, and it was stopped: the pause
-  /// counts in the request's time, outside the window (an honest worker
-  /// blocks on its read right after the mark).
+  /// tries to read its CPU time quietly, and it was stopped (an honest
+  /// worker blocks on its read right after the mark).
   int loud_marks = 0;
+  /// The worker's own time in the marks' pauses (until the judge's quiet
+  /// reading began, or its stop was sent): left out of wall_ms, reported here.
+  double loud_pause_ms = 0;
   std::string failure_kind() const { return body.value("kind", ""); }
   std::string message() const { return body.value("message", body.value("error", "")); }
 };
