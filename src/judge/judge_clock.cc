@@ -91,10 +91,10 @@ result<bool> judgment_run::finish() {
   // show, 2026-12-06). Evidence of a forged window in any pair still
   // rejects, above.
   if (keep_pairs_at_full_speed()) {
-    pending_judge_clock_.reset();
+    pending_judge_clock_ = false;
     if (!check_judge_clock(true)) return false;
   } else if (pending_judge_clock_) {
-    use_judge_clock(*pending_judge_clock_);
+    use_judge_clock();
   }
   charge_work_outside_window();
   j_.reference.summary = summarize_samples(j_.reference.samples_ms);
@@ -267,8 +267,8 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
     return reject("timer_tampering", std::string("the worker's time is short of the judge's own clock: ") + buf);
   }
   if ((grey || window_disagrees || ((!conclusive || unvouched) && !window_vouches)) && !judge_clock_used_) {
-    if (full_speed_pairs) use_judge_clock(near);
-    else pending_judge_clock_ = near;  // finish() decides, once it knows which pairs count
+    if (full_speed_pairs) use_judge_clock();
+    else pending_judge_clock_ = true;  // finish() decides, once it knows which pairs count
   }
   return true;
 }
@@ -290,8 +290,9 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
 // honest call's noise below the tolerance costs nothing.
 void judgment_run::charge_work_outside_window() {
   if (!opt_.defenses || cand_cpu_outside_ms_.empty()) return;
-  // Marks at which a thread of the worker ran while the judge read it: their
-  // pauses counted in the calls' time (worker_channel::exchange).
+  // Marks at which a thread of the worker kept running through the judge's
+  // quiet readings (worker_channel::exchange): the worker's time in their
+  // pauses is compared with the probes' in check_judge_clock.
   j_.judge_clock["loud_marks"] = {{"probes", std::accumulate(probe_loud_marks_.begin(), probe_loud_marks_.end(), 0)},
                                   {"probe_calls", probe_loud_marks_.size()},
                                   {"calls", std::accumulate(cand_loud_marks_.begin(), cand_loud_marks_.end(), 0)},
@@ -482,8 +483,10 @@ std::pair<std::vector<double>, double> judgment_run::probe_series::adjusted() co
 // judge's clock between the marks less the least the probes' marks took
 // beyond their windows (the go's wake-up and the end mark's write), plus
 // whatever the worker's own requests of the call (run, collect, census)
-// took outside that span beyond the probes' median and tolerance
-// (bound_of, four standard deviations). Work moved out of the span, in CPU
+// took outside that span, its own time in the marks' pauses included,
+// beyond the probes' median: each call by over four of their standard
+// deviations (bound_of), every call at least the shift of the calls' median
+// beyond two standard errors (shift_of). Work moved out of the span, in CPU
 // time or waiting on the GPU, is in that excess. The requests' work itself
 // is not counted: before, the judge's clock counted each call's whole
 // requests less the least overhead of any probe, which charged an honest
@@ -499,7 +502,7 @@ std::pair<std::vector<double>, double> judgment_run::probe_series::adjusted() co
 // shifted samples of probes_for_wall are not raw and were negative at
 // times, -0.6 and -3.7 ms on the 2-core VM, which counted an honest kernel at
 // 0.06x).
-void judgment_run::use_judge_clock(const std::vector<double>& probe_excess_ms) {
+void judgment_run::use_judge_clock() {
   judge_clock_used_ = true;
   std::vector<double>& worker = j_.candidate.samples_ms;
   j_.judge_clock["worker_samples_ms"] = worker;
@@ -548,11 +551,11 @@ void judgment_run::use_judge_clock(const std::vector<double>& probe_excess_ms) {
                   "%d of %zu calls raised",
                   least_slack, base, outside.tolerance_ms, shift.candidate_median_ms - base, shift.tolerance_ms, raised, n);
   } else {
+    // (check_judge_clock ran only with probes: the least is a probe's.)
     double least = std::numeric_limits<double>::infinity();
     for (const auto* probes : {&probes_, &probes_after_})
       for (const auto& [ms, series] : *probes)
         for (double x : series.excess_ms) least = std::min(least, x);
-    if (!std::isfinite(least)) least = *std::min_element(probe_excess_ms.begin(), probe_excess_ms.end());
     least = std::max(0.0, least);
     std::vector<double> judged;
     for (size_t i = 0; i < n && i < j_.candidate.wall_ms.size(); ++i) {

@@ -192,7 +192,7 @@ class judgment_run {
   json window_slack_check(double window_ms) const;
   std::vector<double> probes_for_wall(double wall_ms) const;
   double probe_spread_ms() const;
-  void use_judge_clock(const std::vector<double>& probe_excess_ms);
+  void use_judge_clock();
   bool check_speed_of_light();
 
   std::string cache_dir() const { return cache_dir_of(opt_); }
@@ -296,7 +296,7 @@ class judgment_run {
   std::vector<double> probe_before_us_;
   std::vector<double> probe_us_;       // per timed pair: the reference's host probe (-1: none)
   bool judge_clock_used_ = false;       // the calls are counted at the judge's clock (use_judge_clock)
-  std::optional<std::vector<double>> pending_judge_clock_;  // the first check's call for it, with its probes
+  bool pending_judge_clock_ = false;    // the first check called for the judge's clock; finish() decides
   std::optional<host_match> host_match_;  // the pairs timed at full speed, where matching is on
 };
 
