@@ -39,10 +39,13 @@ figures describe(std::vector<double> v) {
 // no float64 trials, no sandbox; the L2 flush and the timing stay.
 struct defense_series {
   std::vector<double> wall_s[2], pairs[2], pair_ms[2];  // [0]: defenses on, [1]: off
+  // Each phase's seconds, in the order the judgments reported them.
+  std::vector<std::pair<std::string, std::vector<double>>> phases[2];
 };
 
 std::optional<defense_series> with_and_without_defenses(const std::string& task, const std::string& candidate,
-                                                        cudal1::judge_options opt, int runs, const char* label) {
+                                                        cudal1::judge_options opt, int runs, const char* label,
+                                                        const std::string& save_as = "") {
   using namespace cudal1;
   no_progress quiet;
   defense_series out;
@@ -60,6 +63,14 @@ std::optional<defense_series> with_and_without_defenses(const std::string& task,
       for (const auto& [name, s] : j->phases_s)
         if (name == "timing") timing_s = s;
       int pairs = j->candidate.summary->samples;
+      for (const auto& [name, s] : j->phases_s) {
+        auto& into = out.phases[off];
+        auto at = std::find_if(into.begin(), into.end(), [&](const auto& p) { return p.first == name; });
+        if (at == into.end()) at = into.insert(into.end(), {name, {}});
+        at->second.push_back(s);
+      }
+      if (!save_as.empty())
+        (void)write_file_atomic(save_as + (off ? "-off-" : "-on-") + std::to_string(i + 1) + ".json", judgment_to_json(*j).dump());
       out.wall_s[off].push_back(wall_s);
       out.pairs[off].push_back(pairs);
       out.pair_ms[off].push_back(1e3 * timing_s / pairs);
@@ -77,7 +88,7 @@ int main(int argc, char** argv) {
   std::string examples = executable_dir() + "/../../examples/swish";
   std::string task = examples + "/task.py", candidate;
   int cold = 3, warm = 5, defense_runs = 3;
-  std::string save_dir;  // --save DIR: each warm judgment's JSON, raw samples included
+  std::string save_dir;  // --save DIR: each warm and stopping-rule judgment's JSON, raw samples included
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -185,7 +196,8 @@ int main(int argc, char** argv) {
   if (defense_runs > 0) {
     fixed_runs = with_and_without_defenses(task, candidate, fixed, defense_runs, "100 pairs");
     if (!fixed_runs) return 1;
-    adaptive_runs = with_and_without_defenses(task, candidate, adaptive, defense_runs, "stopping rule");
+    adaptive_runs = with_and_without_defenses(task, candidate, adaptive, defense_runs, "stopping rule",
+                                              save_dir.empty() ? "" : save_dir + "/stopping");
     if (!adaptive_runs) return 1;
   }
   remove_tree(*dir);
@@ -227,6 +239,14 @@ int main(int argc, char** argv) {
                   100 * (fo.median / ff.median - 1));
       std::printf("| ms per timed pair, defenses on / off | %.2f / %.2f | | | |\n", describe(f.pair_ms[0]).median,
                   describe(f.pair_ms[1]).median);
+      // Where the stopping rule's judgments differ: each phase's median, on / off.
+      for (const auto& [name, on_s] : a.phases[0]) {
+        const auto& off = a.phases[1];
+        auto at = std::find_if(off.begin(), off.end(), [&](const auto& p) { return p.first == name; });
+        double off_s = at == off.end() ? 0.0 : describe(at->second).median;
+        std::printf("| stopping rule, phase %s (s), defenses on / off | %.3f / %.3f | | | |\n", name.c_str(),
+                    describe(on_s).median, off_s);
+      }
     }
     for (const auto& [name, values] : phases) {
       figures f = describe(values);

@@ -259,6 +259,7 @@ result<judgment> judgment_run::run() {
   // ended with those two waits in turn took 0.26 s of a 2.7 s warm judgment
   // on an H200): the next judgment's start overlaps them, and it waits for
   // them to be gone before it times anything (worker_channel::await_retired()).
+  take_requests("finish");
   retire_workers();
   end_phase("finish");
   j_.total_s = seconds_since(start_);

@@ -87,6 +87,10 @@ struct judgment {
   /// Where the time went, in order: start, compile, reference, load, trials,
   /// warmup, timing, finish (seconds, wall clock of the judge).
   std::vector<std::pair<std::string, double>> phases_s;
+  /// The worker requests in each phase: {phase: {"reference"|"candidate":
+  /// {op: {"count", "ms"}}}}, ms the judge's whole time in them; the rest of
+  /// a phase is the judge's own work and the waits outside requests.
+  nlohmann::json phase_requests = nlohmann::json::object();
   /// The reference worker's own init steps (seconds): import_task,
   /// build_model, first_forward, float64_model, exchange, flops, calibration.
   nlohmann::json reference_init_s = nullptr;

@@ -206,6 +206,19 @@ class judgment_run {
   void end_phase(const char* name) {
     j_.phases_s.emplace_back(name, seconds_since(phase_start_));
     phase_start_ = std::chrono::steady_clock::now();
+    take_requests(name);
+  }
+  // The workers' requests so far, into the phase's (before they are retired).
+  void take_requests(const char* phase) {
+    for (auto [who, channel] : {std::pair{"reference", &reference_}, std::pair{"candidate", &candidate_}}) {
+      if (!*channel) continue;
+      for (const auto& [op, spent] : (*channel)->take_ledger()) {
+        nlohmann::json& at = j_.phase_requests[phase][who][op];
+        if (at.is_null()) at = {{"count", 0}, {"ms", 0.0}};
+        at["count"] = at["count"].get<int>() + spent.count;
+        at["ms"] = at["ms"].get<double>() + spent.ms;
+      }
+    }
   }
 
   bool fail(verdict v, const std::string& message) {

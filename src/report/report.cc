@@ -83,7 +83,7 @@ json judgment_to_json(const judgment& j) {
           {"reference_cpu", j.reference_cpu >= 0 ? json(j.reference_cpu) : json(nullptr)},
           {"seconds", j.total_s},
           {"phases_s", phases},
-          {"requests_ms", requests}, {"judge_clock", j.judge_clock}, {"reference_order", j.reference_order},
+          {"requests_ms", requests}, {"phase_requests", j.phase_requests}, {"judge_clock", j.judge_clock}, {"reference_order", j.reference_order},
           {"reference_placements", j.reference_placements}, {"reference_warm_calls", j.reference_warm_calls},
           {"host", j.host},
           {"reference_sandbox", j.reference_sandbox}, {"candidate_start", j.candidate_start}};

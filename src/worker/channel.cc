@@ -324,6 +324,9 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
     r.main_cpu_outside_ms = outside(&cpu_sample::main_ms);
     r.window_wall_ms = window_wall_ms;
   }
+  ledger_entry& spent = ledger_[cmd.value("op", "?")];
+  ++spent.count;
+  spent.ms += seconds_since(start) * 1e3;
   return r;
 }
 

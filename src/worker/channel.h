@@ -3,8 +3,10 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <random>
 #include <string>
+#include <utility>
 
 #include "base/result.h"
 #include "base/subprocess.h"
@@ -88,6 +90,14 @@ class worker_channel {
   /// sent, inside that request's time: nothing it left behind can run while
   /// the judge and the reference work between its requests.
   void freeze_between_requests();
+  /// The requests since the last call, by op: how many, and the judge's
+  /// whole time in them (the freezes and the marks' pauses included), so
+  /// that a judgment can say where each phase's time went.
+  struct ledger_entry {
+    int count = 0;
+    double ms = 0;
+  };
+  std::map<std::string, ledger_entry> take_ledger() { return std::exchange(ledger_, {}); }
   const std::string& log_path() const { return log_path_; }
   pid_t pid() const { return process_.pid(); }
   /// The last lines the worker's process printed (its stdout and stderr).
@@ -110,6 +120,7 @@ class worker_channel {
   bool quiet_sample(cpu_sample* out);
   worker_reply exchange(const nlohmann::json& cmd, double timeout_s, bool split);
   std::mt19937_64 next_id_{std::random_device{}()};
+  std::map<std::string, ledger_entry> ledger_;
 };
 
 }  // namespace cudal1
