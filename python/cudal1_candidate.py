@@ -712,7 +712,6 @@ class Worker:
         with self.own_code():
             self.place_call(cmd)
         probe_ms = cmd.get("probe_ms", 0.0)
-        args = None if self.probe_only or probe_ms > 0 else self.call_args()
         result, error = None, None
         # The clocks and synchronizations bound before the candidate's module
         # existed (window_clocks()): patching time or torch.cuda.Event later
@@ -721,6 +720,11 @@ class Worker:
         c = self.clocks
         if not self.mark(cmd, "window"):
             return {"ok": False, "kind": "internal", "message": "no go from the judge after the window's mark"}
+        # The inputs are staged in the mark's pause: only now are they this
+        # call's (a scalar's value is read here). The probes read them too.
+        args = self.call_args()
+        if self.probe_only or probe_ms > 0:
+            args = None
         if self.backend == "cuda":
             begin, finish = self.window_begin, self.window_finish
             c["synchronize"]()

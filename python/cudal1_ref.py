@@ -503,6 +503,23 @@ class Reference:
                 raw = self.exchange[at + spec["offset"]:at + spec["offset"] + spec["nbytes"]]
                 raw.fill_(pattern)
         self.sync()
+        if msg.get("flush"):
+            # Staged at the window's mark: the caches then flushed, as before
+            # every timed run (the inputs just written would be warm there).
+            self.flush()
+        return {"ok": True}
+
+    def snapshot(self, msg):
+        """A native library's outputs as they are at its window's end mark,
+        its worker stopped, copied into this process's own tensors, and the
+        inputs that differ from the call's pristine values by then: the
+        call's check compares these, so no work of the worker's process
+        after its window reaches it."""
+        at = self.arena_at(msg)
+        outputs = [self.view(spec, at).clone() for spec in self.out_specs]
+        changed = self.changed_inputs(at)
+        self.sync()
+        self.collected[int(msg["arena"])] = {"at": at, "outputs": outputs, "changed_inputs": changed}
         return {"ok": True}
 
     def collect_from(self, msg):
@@ -992,7 +1009,7 @@ def serve_requests(commands, replies, sandbox=None):
     reply(hello)
     ref = Reference()
     handlers = {"init": ref.init, "prepare": ref.prepare, "run": ref.run, "check": ref.check,
-                "flush": lambda msg: (ref.flush(), {"ok": True})[1], "stage": ref.stage, "untouched": ref.untouched,
+                "flush": lambda msg: (ref.flush(), {"ok": True})[1], "stage": ref.stage, "snapshot": ref.snapshot, "untouched": ref.untouched,
                 "collect_from": ref.collect_from,
                 "check_params": ref.check_params, "audit_task": ref.audit_task}
     for line in commands:

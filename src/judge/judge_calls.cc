@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "audit/kernel_origin.h"
 #include "timing/host_match.h"
@@ -149,15 +150,27 @@ void judgment_run::record_sandbox(const json& sb) {
                                 "; PID namespace " + pidns);
 }
 
-// The first part of a call: the reference's process stages it. It comes
-// right after prepare, before the pair's random order, so the probes and
-// every call meet the same state.
-bool judgment_run::stage_call(call_timing& t) {
+// Where a call goes: its arena and shift, chosen right after prepare, before
+// the pair's random order, so the probes and every call meet the same state.
+void judgment_run::place_call(call_timing& t) {
   int call = j_.calls + probe_count_++;
   t.arena = call % 2;
   t.shift = (rng_() % (layout_.arenas.max_shift / 256)) * 256;
-  worker_reply r = reference_->request({{"op", "stage"}, {"arena", t.arena}, {"shift", t.shift}, {"sentinel", call % 2}},
-                                       kRefCallTimeoutS);
+  t.sentinel = call % 2;
+}
+
+// The reference's process stages the call there (its inputs in, its
+// outputs filled with sentinels), then flushes the caches. Called in the
+// run request's pause at the window's mark, with the worker stopped: until
+// then the arena holds an older call's inputs, and no code of the worker's
+// can compute this call's before its window (an attack review, 2026-12-06:
+// a ModelNew whose lean run handler, and a native library whose hook on
+// the worker's write(), computed every row from the staged inputs before
+// the mark were judged correct at 200-650x; room for it came from the
+// worker's own request work, which candidate code can shrink).
+bool judgment_run::stage_call(call_timing& t) {
+  worker_reply r = reference_->request(
+      {{"op", "stage"}, {"arena", t.arena}, {"shift", t.shift}, {"sentinel", t.sentinel}, {"flush", true}}, kRefCallTimeoutS);
   j_.requests_ms["stage"].push_back(r.wall_ms);
   if (r.what == worker_reply::kind::ok) return true;
   t.err_reply = r;
@@ -166,19 +179,44 @@ bool judgment_run::stage_call(call_timing& t) {
   return false;
 }
 
-// The rest: the caches flushed by the reference's process, the timed run,
-// the census's verdict. t.ok once done (or judged).
+// A native library's outputs, copied by the reference's process at the
+// window's end mark, with the worker stopped: the check compares that copy,
+// so nothing the worker's process does after its window (candidate code
+// hooked into the worker's census, say) can still write them.
+bool judgment_run::snapshot_outputs(call_timing& t) {
+  worker_reply r = reference_->request({{"op", "snapshot"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
+  j_.requests_ms["snapshot"].push_back(r.wall_ms);
+  if (r.what == worker_reply::kind::ok) return true;
+  t.err_reply = r;
+  t.doing = "copying the outputs at the window's end";
+  t.reference_failed = true;
+  return false;
+}
+
+// The timed run, its inputs staged at its window's mark (and its outputs
+// copied at the end mark for a native library), the census's verdict. t.ok
+// once done (or judged).
 void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
-  worker_reply flushed = reference_->request({{"op", "flush"}}, kRefCallTimeoutS);
-  if (flushed.what != worker_reply::kind::ok) {
-    t.err_reply = flushed;
-    t.doing = "flushing the caches";
-    t.reference_failed = true;
-    return;
-  }
   json run_cmd = {{"op", "run"}, {"arena", t.arena}, {"shift", t.shift}, {"census", census}};
   if (probe_ms > 0) run_cmd["probe_ms"] = probe_ms;
-  worker_reply r = candidate_->request_split(run_cmd, opt_.call_timeout_s);
+  bool staged = false;
+  auto at_mark = [&](const char* mark) {
+    if (t.reference_failed) return;
+    if (std::string_view(mark) == "window") staged = stage_call(t);
+    else if (!modelnew_ && staged) snapshot_outputs(t);
+  };
+  worker_reply r = candidate_->request_split(run_cmd, opt_.call_timeout_s, at_mark);
+  if (t.reference_failed) return;
+  if (!staged) {
+    // A reply before the window's mark: the worker never reached its window.
+    t.err_reply = r;
+    if (r.what == worker_reply::kind::ok) {
+      t.err_reply.what = worker_reply::kind::failed;
+      t.err_reply.body = {{"ok", false}, {"kind", "protocol"}, {"message", "a run reply without the window's mark"}};
+    }
+    t.doing = modelnew_ ? "calling ModelNew.forward" : "calling cudal1_forward";
+    return;
+  }
   if (r.what != worker_reply::kind::ok) {
     t.err_reply = r;
     t.doing = modelnew_ ? "calling ModelNew.forward" : "calling cudal1_forward";
@@ -212,7 +250,7 @@ void judgment_run::time_probe(call_timing& t, double probe_ms, bool after_refere
     t.reference_failed = true;
     return;
   }
-  if (!stage_call(t)) return;
+  place_call(t);
   if (after_reference) {
     worker_reply ran = reference_->request({{"op", "run"}}, kRefCallTimeoutS);
     if (ran.what != worker_reply::kind::ok) {
@@ -449,7 +487,7 @@ result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* ca
     j_.requests_ms["prepare"].push_back(prep.wall_ms);
   }
   call_timing t;
-  if (!stage_call(t)) return reference_error(t.doing, t.err_reply);
+  place_call(t);
   bool candidate_first = rng_() & 1;
   if (timing_) reference_first_.push_back(!candidate_first);
   for (int side = 0; side < 2; ++side) {

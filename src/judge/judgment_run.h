@@ -139,6 +139,7 @@ class judgment_run {
     std::string doing;
     int arena = 0;
     uint64_t shift = 0;
+    int sentinel = 0;  // which of stage's two output patterns
     double excess_ms = 0;
     // The worker's CPU time outside the window: before and after it in the
     // run request, and its collect and census requests (-1: not measured).
@@ -150,7 +151,7 @@ class judgment_run {
     double own_wall_ms = 0;
     int loud_marks = 0;  // marks at which a thread of the worker ran while the judge read it (worker_reply)
     double loud_pause_ms = 0;  // the worker's own time in the marks' pauses (worker_reply)
-    bool reference_failed = false;  // the reference's stage or flush failed, not the candidate
+    bool reference_failed = false;  // the reference's stage or snapshot failed, not the candidate
     explicit operator bool() const { return ok; }
   };
   // A CPU ModelNew's outputs are read from its stopped worker by the
@@ -158,7 +159,9 @@ class judgment_run {
   // CUDA, copied by the worker's collect request after the sentinel check.
   // Decided by the first probe, before any candidate code exists.
   bool direct_collect_ = true;
+  void place_call(call_timing& t);
   bool stage_call(call_timing& t);
+  bool snapshot_outputs(call_timing& t);
   void run_call(call_timing& t, bool census, double probe_ms = 0);
   bool collect_outputs(call_timing& t, worker_reply& r, bool probe);
   void time_probe(call_timing& t, double probe_ms, bool after_reference);

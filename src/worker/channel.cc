@@ -214,12 +214,18 @@ bool worker_channel::quiet_sample(cpu_sample* out) {
 
 worker_reply worker_channel::request(const json& cmd, double timeout_s) { return exchange(cmd, timeout_s, false); }
 
-worker_reply worker_channel::request_split(const json& cmd, double timeout_s) { return exchange(cmd, timeout_s, true); }
+worker_reply worker_channel::request_split(const json& cmd, double timeout_s,
+                                           const std::function<void(const char* mark)>& at_mark) {
+  return exchange(cmd, timeout_s, true, at_mark);
+}
 
-worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool split) {
+worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool split,
+                                      const std::function<void(const char* mark)>& at_mark) {
+  split = split && frozen_;  // the split needs the freeze: without it, no exact figures
+  // Unsplit, the window's work comes before the request, outside its time.
+  if (!split && at_mark) at_mark("window");
   auto start = std::chrono::steady_clock::now();
   const cpu_sample cpu_start = frozen_ ? sample_cpu() : cpu_sample{};
-  split = split && frozen_;  // the split needs the freeze: without it, no exact figures
   thaw();  // inside the request's time, as every request (the probes' too) pays it
   // Every request carries a fresh id that its reply must echo: a line that
   // something else in the worker's process wrote is not taken for a reply.
@@ -284,9 +290,21 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
       counted_s = seconds_since(marked);
       freeze();
       if (frozen_) cpu_marks[marks] = sample_cpu();
-      thaw();
       ++loud;
     }
+    if (at_mark) {
+      // The judge's work at this mark, with the worker stopped: nothing of
+      // its can run meanwhile (a thread woken by a timer, say, would
+      // otherwise see the inputs staged at the window's mark before the go).
+      // At the window's mark its CPU time is read again, stopped: what ran
+      // between the quiet reading and the stop counts outside the window.
+      // (At the end mark the earlier reading stands, for the same reason.)
+      const bool was_frozen = frozen_;
+      freeze();
+      if (frozen_ && !was_frozen && marks == 0) cpu_marks[0] = sample_cpu();
+      at_mark(mark == "window" ? "window" : "window_end");
+    }
+    thaw();
     ++marks;
     // The worker waited on the judge from then to the go: not its time
     // (stopping its threads takes 0.05-0.45 ms on the 2-core VM). Its window

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -65,7 +66,15 @@ class worker_channel {
   /// counted apart from the window, exactly (reply.cpu_outside_ms), however
   /// it was hidden: a pool thread finishing rows while the main thread
   /// answers is the candidate's work outside its window.
-  worker_reply request_split(const nlohmann::json& cmd, double timeout_s);
+  ///
+  /// at_mark, where given, runs in each mark's pause with every thread of
+  /// the worker stopped ("window", then "window_end"): the judge's work that
+  /// must happen while no code of the worker's can run (the call's inputs
+  /// staged only then: before the window's mark they do not exist for any
+  /// code of the worker's to compute from). Unsplit, at_mark("window") runs
+  /// before the request is sent and "window_end" never.
+  worker_reply request_split(const nlohmann::json& cmd, double timeout_s,
+                             const std::function<void(const char* mark)>& at_mark = {});
   /// Sends a command without waiting; its reply is read later with receive().
   status send(const nlohmann::json& cmd);
   /// Waits for the next line: a hello, or the reply to an earlier send().
@@ -118,7 +127,8 @@ class worker_channel {
   };
   cpu_sample sample_cpu();
   bool quiet_sample(cpu_sample* out);
-  worker_reply exchange(const nlohmann::json& cmd, double timeout_s, bool split);
+  worker_reply exchange(const nlohmann::json& cmd, double timeout_s, bool split,
+                        const std::function<void(const char* mark)>& at_mark = {});
   std::mt19937_64 next_id_{std::random_device{}()};
   std::map<std::string, ledger_entry> ledger_;
 };

@@ -1,6 +1,5 @@
-# expect: rejected
-# expect-hack: timer_tampering
-# Replaces the worker's mark (found through run_main's frame) with one that writes the mark's line itself and computes the call's rows until the judge's go is readable, instead of waiting for it; forward computes nothing, and rows left when the go comes are done after the window. The judge left each mark's pause, its reading of the worker's CPU time, out of the request's time, so those rows were in no time it counted: 3.4-4.4x against 1.1-2.7x for the same kernel in forward on the 2-core VM (an attack review, 2026-12-06). A pause through which a thread of the worker keeps running is now the worker's time, outside the window.
+# expect: incorrect
+# Replaces the worker's mark (found through run_main's frame) with one that writes the mark's line itself and computes the call's rows until the judge's go is readable, instead of waiting for it; forward computes nothing, and rows left when the go comes are done after the window. The judge left each mark's pause, its reading of the worker's CPU time, out of the request's time, so those rows were in no time it counted: 3.4-4.4x against 1.1-2.7x for the same kernel in forward on the 2-core VM (an attack review, 2026-12-06). A pause through which a thread of the worker keeps running is now the worker's time, outside the window. Since 2026-12-06 a call's inputs are staged in the pause at its window's mark, with the worker stopped: rows computed before the mark come from an older call's inputs, and the judgment is incorrect.
 import json
 import os
 import sys

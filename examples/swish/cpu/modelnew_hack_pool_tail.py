@@ -1,6 +1,5 @@
-# expect: correct
-# expect-hack: work_outside_window
-# Attack (an attack review, 2026-12-06): a pool thread of the worker's own baseline (libgomp's, which the worker starts before its thread baseline), taken over with GOMP_parallel_start and never released, spins between calls. A hook on the worker's run handler hands it the fresh inputs before the window starts, and forward returns with the rows it measured it could leave to that thread after the window, while the worker answers. Judged correct at 1.14-1.98x against 0.50-0.92x for the same code working inside the window before the judge counted the worker's CPU time outside its window; now that time is charged to the calls (0.21-0.40x on the 2-core VM) and named.
+# expect: incorrect
+# Attack (an attack review, 2026-12-06): a pool thread of the worker's own baseline (libgomp's, which the worker starts before its thread baseline), taken over with GOMP_parallel_start and never released, spins between calls. A hook on the worker's run handler hands it the fresh inputs before the window starts, and forward returns with the rows it measured it could leave to that thread after the window, while the worker answers. Judged correct at 1.14-1.98x against 0.50-0.92x for the same code working inside the window before the judge counted the worker's CPU time outside its window; now that time is charged to the calls (0.21-0.40x on the 2-core VM) and named. Since 2026-12-06 a call's inputs are staged in the pause at its window's mark, with the worker stopped: rows computed before the mark come from an older call's inputs, and the judgment is incorrect.
 import sys
 
 import torch
