@@ -758,44 +758,49 @@ class Worker:
             except BaseException as e:  # noqa: B902
                 error = e
             ms = (c["perf_counter"]() - t0) * 1e3
-        if not self.mark(cmd, "window_end"):
+        # On the CPU the outputs are described with the end mark: the
+        # reference's process reads them from this stopped process's memory
+        # (process_vm_readv) in the mark's pause, so nothing this process does
+        # after it (candidate code in its handlers, say) reaches what is
+        # checked. Elsewhere a collect request copies them, after the
+        # reference's process has seen that nothing wrote the call's own
+        # outputs during the window. Either way they stay alive here until
+        # the next run.
+        self.pending = result
+        described = {}
+        if self.backend == "cpu" and error is None:
+            with self.own_code():
+                problem, outs = self._checked_outputs(result)
+            if problem:
+                described["output_problem"] = problem
+            else:
+                self.pending = outs
+                described["outputs"] = [{"ptr": o.data_ptr(), "shape": list(o.shape), "strides": list(o.stride()),
+                                         "itemsize": o.element_size()} for o in outs]
+        if not self.mark(cmd, "window_end", described):
             return {"ok": False, "kind": "internal", "message": "no go from the judge after the window's end mark"}
         if error is not None:
             return {"ok": False, "kind": "runtime_error", "message": "ModelNew.forward raised " + short_trace(error)}
         # The census is a request of its own, after the outputs are taken:
         # any work this request does after the window is a slot candidate
         # code can fill with forward's last pass (an attack review: the
-        # census's ~0.2 ms on a 2-core VM held a multiply).
+        # census's ~0.2 ms on a 2-core VM held a multiply). No copy of the
+        # outputs here either: a last pass of forward could take the copy's
+        # place (an attack review).
         reply = {"ok": True, "ms": ms}
+        reply.update(described)
         if cmd.get("census"):
             reply["census"] = "not available for ModelNew candidates yet"
-        # No copy of the outputs in this request: any work this process does
-        # after the window, a copy included, is work candidate code can do
-        # instead (a last pass of forward in place of the copy the probes
-        # pay, an attack review). On the CPU the reference's process reads
-        # them from this stopped process's memory (process_vm_readv), at what
-        # this reply says; elsewhere a collect request copies them, after the
-        # reference's process has seen that nothing wrote there during the
-        # window. Either way they stay alive here until the next run.
-        self.pending = result
-        if self.backend == "cpu":
-            with self.own_code():
-                problem, outs = self._checked_outputs(result)
-            if problem:
-                reply["output_problem"] = problem
-            else:
-                self.pending = outs
-                reply["outputs"] = [{"ptr": o.data_ptr(), "shape": list(o.shape), "strides": list(o.stride()),
-                                     "itemsize": o.element_size()} for o in outs]
         return reply
 
-    def mark(self, cmd, which):
+    def mark(self, cmd, which, extra=None):
         """Where the judge split the run request: tells it the window is about
-        to start, or has ended, and waits for its go while it stops this
-        process and reads its CPU time (src/worker/channel.h)."""
+        to start, or has ended (with `extra`: the outputs' description), and
+        waits for its go while it stops this process, reads its CPU time and
+        does the call's work of that pause (src/worker/channel.h)."""
         if not cmd.get("split"):
             return True
-        self.send({"mark": which, "id": cmd.get("id")})
+        self.send({"mark": which, "id": cmd.get("id"), **(extra or {})})
         try:
             return json.loads(self.commands.readline()).get("op") == "go"
         except (ValueError, AttributeError):

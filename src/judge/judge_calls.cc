@@ -200,10 +200,12 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
   json run_cmd = {{"op", "run"}, {"arena", t.arena}, {"shift", t.shift}, {"census", census}};
   if (probe_ms > 0) run_cmd["probe_ms"] = probe_ms;
   bool staged = false;
-  auto at_mark = [&](const char* mark) {
+  auto at_mark = [&](const char* mark, const json& body) {
     if (t.reference_failed) return;
     if (std::string_view(mark) == "window") staged = stage_call(t);
-    else if (!modelnew_ && staged) snapshot_outputs(t);
+    else if (!staged) return;
+    else if (!modelnew_) snapshot_outputs(t);
+    else if (direct_collect_ && j_.backend == "cpu") read_outputs_at_end(t, body);
   };
   worker_reply r = candidate_->request_split(run_cmd, opt_.call_timeout_s, at_mark);
   if (t.reference_failed) return;
@@ -293,6 +295,28 @@ result<bool> judgment_run::probe_after_calls() {
   return true;
 }
 
+// A CPU ModelNew's outputs at its window's end mark, the worker stopped: the
+// sentinel check, then the reference's process reads them at what the mark
+// says (collect_from), so no work of the worker's after the mark reaches
+// what is checked (before 2026-12-06 they were read after the run reply, and
+// a candidate that rewrote the worker's handlers could finish them there).
+// What the reads found is kept in t for collect_outputs.
+void judgment_run::read_outputs_at_end(call_timing& t, const json& mark) {
+  t.end_seen = reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
+  if (t.end_seen->what != worker_reply::kind::ok) return;
+  const json& written = t.end_seen->body.contains("written") ? t.end_seen->body["written"] : json();
+  if (written.is_array() && !written.empty()) return;
+  if (!mark.contains("outputs")) {
+    t.end_problem = mark.contains("output_problem")
+                        ? mark["output_problem"]
+                        : json::array({"wrong_output", "its outputs were not described at the window's end mark"});
+    return;
+  }
+  t.end_read = reference_->request({{"op", "collect_from"}, {"pid", candidate_->pid()}, {"arena", t.arena},
+                                    {"shift", t.shift}, {"outputs", mark["outputs"]}},
+                                   kRefCallTimeoutS);
+}
+
 // A ModelNew's outputs after its run request, into the call's outputs. No
 // work of the worker's after its window may sit in the baseline the probes
 // set: candidate code can do any such work instead, a last pass of forward in
@@ -300,9 +324,10 @@ result<bool> judgment_run::probe_after_calls() {
 // checks the outputs still hold stage's sentinels: a forward that wrote them
 // itself (it finds them through the worker it shares a process with) is
 // rejected. Then, on the CPU, the reference's process reads the outputs from
-// the stopped worker at what its run reply says (collect_from), outside any
-// request of the candidate's; where it may not (decided by the first probe,
-// before the candidate loaded) and on CUDA, the worker copies them in a
+// the stopped worker at what its end mark said (collect_from, in that mark's
+// pause: read_outputs_at_end), outside any request of the candidate's;
+// where it may not (decided by the first probe, before the candidate loaded)
+// and on CUDA, the worker copies them in a
 // collect request, and the call's time is all four requests' with the census
 // (on the GPU, kernels queued without waiting would run on through the
 // sentinel check). The worker's census follows either way, timed with the
@@ -310,7 +335,9 @@ result<bool> judgment_run::probe_after_calls() {
 // request's and the census's.
 // False where the call ended (t says how); r.body gets any output problem.
 bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) {
-  worker_reply seen = reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
+  const bool at_end = t.end_seen.has_value();
+  worker_reply seen = at_end ? *t.end_seen
+                             : reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
   if (seen.what != worker_reply::kind::ok) {
     t.err_reply = seen;
     t.doing = "checking the outputs' sentinels after the window";
@@ -326,10 +353,20 @@ bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) 
     t.ok = true;
     return false;
   }
+  if (at_end) {
+    // What the end mark said stands, whatever the reply says.
+    r.body.erase("output_problem");
+    if (!t.end_problem.is_null()) {
+      r.body["output_problem"] = t.end_problem;
+      return census_after(t, r);
+    }
+  }
   if (direct_collect_ && j_.backend == "cpu" && !r.body.contains("output_problem")) {
-    worker_reply got = reference_->request({{"op", "collect_from"}, {"pid", candidate_->pid()}, {"arena", t.arena},
-                                            {"shift", t.shift}, {"outputs", r.body.value("outputs", json())}},
-                                           kRefCallTimeoutS);
+    worker_reply got = at_end && t.end_read ? *t.end_read
+                                            : reference_->request({{"op", "collect_from"}, {"pid", candidate_->pid()},
+                                                                   {"arena", t.arena}, {"shift", t.shift},
+                                                                   {"outputs", r.body.value("outputs", json())}},
+                                                                  kRefCallTimeoutS);
     if (got.what != worker_reply::kind::ok) {
       // Every field the read follows is the candidate's (its run reply): a
       // read that fails or hangs is its doing, never the task's.

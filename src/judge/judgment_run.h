@@ -152,6 +152,10 @@ class judgment_run {
     int loud_marks = 0;  // marks at which a thread of the worker ran while the judge read it (worker_reply)
     double loud_pause_ms = 0;  // the worker's own time in the marks' pauses (worker_reply)
     bool reference_failed = false;  // the reference's stage or snapshot failed, not the candidate
+    // A CPU ModelNew's outputs read at its window's end mark (the sentinel
+    // check, then the read), and what the mark said of them.
+    std::optional<worker_reply> end_seen, end_read;
+    nlohmann::json end_problem;  // the mark's output_problem, or null
     explicit operator bool() const { return ok; }
   };
   // A CPU ModelNew's outputs are read from its stopped worker by the
@@ -162,6 +166,7 @@ class judgment_run {
   void place_call(call_timing& t);
   bool stage_call(call_timing& t);
   bool snapshot_outputs(call_timing& t);
+  void read_outputs_at_end(call_timing& t, const nlohmann::json& mark);
   void run_call(call_timing& t, bool census, double probe_ms = 0);
   bool collect_outputs(call_timing& t, worker_reply& r, bool probe);
   void time_probe(call_timing& t, double probe_ms, bool after_reference);

@@ -215,15 +215,15 @@ bool worker_channel::quiet_sample(cpu_sample* out) {
 worker_reply worker_channel::request(const json& cmd, double timeout_s) { return exchange(cmd, timeout_s, false); }
 
 worker_reply worker_channel::request_split(const json& cmd, double timeout_s,
-                                           const std::function<void(const char* mark)>& at_mark) {
+                                           const std::function<void(const char* mark, const json& body)>& at_mark) {
   return exchange(cmd, timeout_s, true, at_mark);
 }
 
 worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool split,
-                                      const std::function<void(const char* mark)>& at_mark) {
+                                      const std::function<void(const char* mark, const json& body)>& at_mark) {
   split = split && frozen_;  // the split needs the freeze: without it, no exact figures
   // Unsplit, the window's work comes before the request, outside its time.
-  if (!split && at_mark) at_mark("window");
+  if (!split && at_mark) at_mark("window", json::object());
   auto start = std::chrono::steady_clock::now();
   const cpu_sample cpu_start = frozen_ ? sample_cpu() : cpu_sample{};
   thaw();  // inside the request's time, as every request (the probes' too) pays it
@@ -302,7 +302,7 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
       const bool was_frozen = frozen_;
       freeze();
       if (frozen_ && !was_frozen && marks == 0) cpu_marks[0] = sample_cpu();
-      at_mark(mark == "window" ? "window" : "window_end");
+      at_mark(mark == "window" ? "window" : "window_end", r.body);
     }
     thaw();
     ++marks;

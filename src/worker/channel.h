@@ -71,10 +71,11 @@ class worker_channel {
   /// the worker stopped ("window", then "window_end"): the judge's work that
   /// must happen while no code of the worker's can run (the call's inputs
   /// staged only then: before the window's mark they do not exist for any
-  /// code of the worker's to compute from). Unsplit, at_mark("window") runs
-  /// before the request is sent and "window_end" never.
+  /// code of the worker's to compute from), with the mark's line as the
+  /// worker wrote it. Unsplit, at_mark("window", {}) runs before the request
+  /// is sent and "window_end" never.
   worker_reply request_split(const nlohmann::json& cmd, double timeout_s,
-                             const std::function<void(const char* mark)>& at_mark = {});
+                             const std::function<void(const char* mark, const nlohmann::json& body)>& at_mark = {});
   /// Sends a command without waiting; its reply is read later with receive().
   status send(const nlohmann::json& cmd);
   /// Waits for the next line: a hello, or the reply to an earlier send().
@@ -128,7 +129,7 @@ class worker_channel {
   cpu_sample sample_cpu();
   bool quiet_sample(cpu_sample* out);
   worker_reply exchange(const nlohmann::json& cmd, double timeout_s, bool split,
-                        const std::function<void(const char* mark)>& at_mark = {});
+                        const std::function<void(const char* mark, const nlohmann::json& body)>& at_mark = {});
   std::mt19937_64 next_id_{std::random_device{}()};
   std::map<std::string, ledger_entry> ledger_;
 };

