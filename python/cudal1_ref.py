@@ -190,6 +190,7 @@ class Reference:
         # its last call, for that call's check. At most two are kept: calls
         # that are never checked (the probes) leave nothing behind.
         self.collected = {}
+        self.snapshot_buffers = {}  # arena: the outputs' copies at the end mark (snapshot)
 
     # ---- init -------------------------------------------------------------
     def init(self, msg):
@@ -516,7 +517,18 @@ class Reference:
         call's check compares these, so no work of the worker's process
         after its window reaches it."""
         at = self.arena_at(msg)
-        outputs = [self.view(spec, at).clone() for spec in self.out_specs]
+        # Into buffers of this process's own, one set per arena, made at the
+        # first probes' snapshots, before the candidate loads: a candidate
+        # that takes the device's free memory later cannot make a call's copy
+        # fail and the judgment end without a verdict.
+        arena = int(msg["arena"])
+        views = [self.view(spec, at) for spec in self.out_specs]
+        buffers = self.snapshot_buffers.get(arena)
+        if buffers is None or any(b.shape != v.shape or b.dtype != v.dtype for b, v in zip(buffers, views)):
+            buffers = self.snapshot_buffers[arena] = [torch.empty_like(v) for v in views]
+        for b, v in zip(buffers, views):
+            b.copy_(v)
+        outputs = buffers
         changed = self.changed_inputs(at)
         self.sync()
         self.collected[int(msg["arena"])] = {"at": at, "outputs": outputs, "changed_inputs": changed}
