@@ -486,14 +486,14 @@ class Reference:
         return self.arena_offsets[arena] + shift
 
     def stage(self, msg):
-        """A call's inputs into an arena (from their slots, where prepare put
-        them), its outputs filled with sentinels: NaN where they are floating
+        """A call's inputs into an arena (from this process's own copies,
+        where prepare put them), its outputs filled with sentinels: NaN where they are floating
         point, two alternating byte patterns where not (so a stale integer
         output from an earlier call shows)."""
         at = self.arena_at(msg)
         self.collected.pop(int(msg["arena"]), None)
-        for spec in self.arg_specs:
-            self.view(spec, at).copy_(self.view(spec))
+        for spec, t in zip(self.arg_specs, self.prepared):
+            self.view(spec, at).copy_(t)
         pattern = 0x5A if msg.get("sentinel", 0) else 0xFF
         self.staged_pattern = pattern
         for spec in self.out_specs:
@@ -647,11 +647,20 @@ class Reference:
         if len(values) != len(self.arg_specs):
             raise TaskError("get_inputs() returned a different number of inputs for another seed")
         self.pristine = values
+        # Kept in this process's own memory, never in the exchange the
+        # candidate's worker maps: they reach it only when stage copies them
+        # into the call's arena, in the pause at its window's mark (an attack
+        # review, 2026-12-06: with them in the exchange's input slots from
+        # here on, code in the worker computed the call from there before the
+        # mark, at 117-163x for a ModelNew and 2.9-4.0x against 2.2-2.5x for
+        # a native library).
+        prepared = []
         for spec, v in zip(self.arg_specs, values):
             t = as_tensor_arg(v, spec["name"]).to(self.device)
             if list(t.shape) != spec["shape"] or self.names[t.dtype] != spec["dtype"]:
                 raise TaskError(f"get_inputs() returned {spec['name']} with another shape or dtype for another seed")
-            self.view(spec).copy_(t)
+            prepared.append(t)
+        self.prepared = prepared
         self.sync()
         return {"ok": True}
 
