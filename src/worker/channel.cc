@@ -293,19 +293,15 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
       ++loud;
     }
     if (at_mark) {
-      // The judge's work at this mark. At the window's mark the worker is
-      // stopped first: nothing of its can run meanwhile (a thread woken by
-      // a timer, say, would otherwise see the inputs staged there before the
-      // go). Its reading from before the stop stands: the stop wakes every
-      // parked thread, which costs each CPU time (the judge's doing), and
-      // that falls in the window's share, not outside it, where a candidate
-      // with more threads than the probes' (torch's pool, say) would be
-      // charged it. At the end mark a quiet worker is not stopped (the
-      // continue after a stop costs its threads as much, outside the window:
-      // honest ModelNews were named work_outside_window at 0.15-0.26 ms a
-      // call under load, 2026-12-06): any CPU time its threads spend during
-      // the judge's work there counts outside the window, and is charged.
-      if (marks == 0) freeze();
+      // The judge's work at this mark, with the worker stopped: nothing of
+      // its can run meanwhile (a thread woken by a timer, say, would
+      // otherwise see the inputs staged at the window's mark before the go).
+      // At the window's mark its CPU time is read again, stopped: what ran
+      // between the quiet reading and the stop counts outside the window.
+      // (At the end mark the earlier reading stands, for the same reason.)
+      const bool was_frozen = frozen_;
+      freeze();
+      if (frozen_ && !was_frozen && marks == 0) cpu_marks[0] = sample_cpu();
       at_mark(mark == "window" ? "window" : "window_end", r.body);
     }
     thaw();
