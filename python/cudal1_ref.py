@@ -1039,7 +1039,7 @@ def serve_requests(commands, replies, sandbox=None):
     reply(hello)
     ref = Reference()
     handlers = {"init": ref.init, "prepare": ref.prepare, "run": ref.run, "check": ref.check,
-                "flush": lambda msg: (ref.flush(), {"ok": True})[1], "stage": ref.stage, "snapshot": ref.snapshot, "untouched": ref.untouched,
+                "stage": ref.stage, "snapshot": ref.snapshot, "untouched": ref.untouched,
                 "collect_from": ref.collect_from,
                 "check_params": ref.check_params, "audit_task": ref.audit_task}
     for line in commands:
