@@ -170,8 +170,25 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   // whatever the candidate did outside its window in CPU time is charged
   // (charge_work_outside_window). So it is not rejected: every call is
   // timed by the judge's clock instead, where no forger gains.
+  //
+  // On the CPU, where the span was measured, a rejection needs the span
+  // itself to show the window short beyond the grey zone: a window forged
+  // by X lengthens the span's slack over the probes' by X, as it does the
+  // requests' excess. Time the requests took beyond the probes outside the
+  // span is not taken from the window: on the CPU the inputs are staged at
+  // the window's mark and the outputs read at its end, so nothing done
+  // there reaches the check, its CPU time is charged, and the judge's clock
+  // times every call (in CI, under load, an honest native kernel whose
+  // requests ran 0.261 ms over the probes', tolerance 0.109, was rejected;
+  // on the 2-core VM with one busy loop beside it, honest calls' spans ran
+  // 0.04 ms over the probes' while their requests ran 0.25 ms over).
   const json window = window_slack_check(median);
-  if (!run.agrees && !grey && j_.backend == "cpu" && window.value("agrees", false)) grey = true;
+  const bool span_measured = window.value("measured", false);
+  const double short_window_ms =
+      span_measured ? window["candidate_median_ms"].get<double>() - window["probe_median_ms"].get<double>() : 0.0;
+  if (!run.agrees && !grey && j_.backend == "cpu" && span_measured &&
+      (window.value("agrees", false) || short_window_ms <= 2 * run.tolerance_ms))
+    grey = true;
   // And where the requests' excess agrees with the probes' but cannot vouch
   // for the window (its tolerance too wide for the window's length, or the
   // calls' spread beyond the cap: a busy stretch of the host after the
@@ -211,7 +228,7 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
                   {"tolerance_ms", run.tolerance_ms}, {"agrees", run.agrees}, {"conclusive", conclusive},
                   {"grey_zone", grey}, {"judge_wall_ms", wall},
                   {"candidate_spread_ms", run.candidate_spread_ms}, {"probe_spread_ms", probe_spread},
-                  {"spread_capped", run.spread_capped}, {"window_slack", window}, {"window_vouches", window_vouches},
+                  {"spread_capped", run.spread_capped}, {"window_slack", window}, {"window_short_ms", span_measured ? json(short_window_ms) : json()}, {"window_vouches", window_vouches},
                   {"window_disagrees", window_disagrees}, {"marks_pauses", pauses}};
   json probe_figures = json::object(), after_figures = json::object();
   for (const auto& [ms, series] : probes_) probe_figures[fmt_ms(ms)] = series.excess_ms;
