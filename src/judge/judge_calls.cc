@@ -1,7 +1,7 @@
 // The judgment's calls: load (the worker set up, the clock probes before
 // the candidate loads), one call of the candidate as the judge times it,
-// the trials and the timed pairs (measure), the kernel census. See
-// judgment_run.h.
+// the trials and the timed pairs (measure). The call's tensors are in
+// judge_outputs.cc, the censuses in judge_census.cc. See judgment_run.h.
 #include "judge/judgment_run.h"
 
 #include <signal.h>
@@ -15,7 +15,6 @@
 #include <sstream>
 #include <string_view>
 
-#include "audit/kernel_origin.h"
 #include "timing/host_match.h"
 #include "timing/stats.h"
 #include "timing/stopping.h"
@@ -149,50 +148,6 @@ void judgment_run::record_sandbox(const json& sb) {
   add_check("sandbox", all, "network " + network + "; filesystem " + files + "; user " + user + "; processes " + procs +
                                 "; PID namespace " + pidns);
 }
-
-// Where a call goes: its arena and shift, chosen right after prepare, before
-// the pair's random order, so the probes and every call meet the same state.
-void judgment_run::place_call(call_timing& t) {
-  int call = j_.calls + probe_count_++;
-  t.arena = call % 2;
-  t.shift = (rng_() % (layout_.arenas.max_shift / 256)) * 256;
-  t.sentinel = call % 2;
-}
-
-// The reference's process stages the call there (its inputs in, its
-// outputs filled with sentinels), then flushes the caches. Called in the
-// run request's pause at the window's mark, with the worker stopped: until
-// then the arena holds an older call's inputs, and no code of the worker's
-// can compute this call's before its window (an attack review, 2026-12-06:
-// a ModelNew whose lean run handler, and a native library whose hook on
-// the worker's write(), computed every row from the staged inputs before
-// the mark were judged correct at 200-650x; room for it came from the
-// worker's own request work, which candidate code can shrink).
-bool judgment_run::stage_call(call_timing& t) {
-  worker_reply r = reference_->request(
-      {{"op", "stage"}, {"arena", t.arena}, {"shift", t.shift}, {"sentinel", t.sentinel}, {"flush", true}}, kRefCallTimeoutS);
-  j_.requests_ms["stage"].push_back(r.wall_ms);
-  if (r.what == worker_reply::kind::ok) return true;
-  t.err_reply = r;
-  t.doing = "staging a call";
-  t.reference_failed = true;
-  return false;
-}
-
-// A native library's outputs, copied by the reference's process at the
-// window's end mark, with the worker stopped: the check compares that copy,
-// so nothing the worker's process does after its window (candidate code
-// hooked into the worker's census, say) can still write them.
-bool judgment_run::snapshot_outputs(call_timing& t) {
-  worker_reply r = reference_->request({{"op", "snapshot"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
-  j_.requests_ms["snapshot"].push_back(r.wall_ms);
-  if (r.what == worker_reply::kind::ok) return true;
-  t.err_reply = r;
-  t.doing = "copying the outputs at the window's end";
-  t.reference_failed = true;
-  return false;
-}
-
 // The timed run, its inputs staged at its window's mark (and its outputs
 // copied at the end mark for a native library), the census's verdict. t.ok
 // once done (or judged).
@@ -293,197 +248,6 @@ result<bool> judgment_run::probe_after_calls() {
     probes_after_[probe_ms].after_reference.push_back(after_reference);
   }
   return true;
-}
-
-// A CPU ModelNew's outputs at its window's end mark, the worker stopped: the
-// sentinel check, then the reference's process reads them at what the mark
-// says (collect_from), so no work of the worker's after the mark reaches
-// what is checked (before 2026-12-06 they were read after the run reply, and
-// a candidate that rewrote the worker's handlers could finish them there).
-// What the reads found is kept in t for collect_outputs.
-void judgment_run::read_outputs_at_end(call_timing& t, const json& mark) {
-  t.end_seen = reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
-  if (t.end_seen->what != worker_reply::kind::ok) return;
-  const json& written = t.end_seen->body.contains("written") ? t.end_seen->body["written"] : json();
-  if (written.is_array() && !written.empty()) return;
-  if (!mark.contains("outputs")) {
-    t.end_problem = mark.contains("output_problem")
-                        ? mark["output_problem"]
-                        : json::array({"wrong_output", "its outputs were not described at the window's end mark"});
-    return;
-  }
-  t.end_read = reference_->request({{"op", "collect_from"}, {"pid", candidate_->pid()}, {"arena", t.arena},
-                                    {"shift", t.shift}, {"outputs", mark["outputs"]}},
-                                   kRefCallTimeoutS);
-}
-
-// A ModelNew's outputs after its run request, into the call's outputs. No
-// work of the worker's after its window may sit in the baseline the probes
-// set: candidate code can do any such work instead, a last pass of forward in
-// place of a copy (attack reviews, 2026-12-05). First the reference's process
-// checks the outputs still hold stage's sentinels: a forward that wrote them
-// itself (it finds them through the worker it shares a process with) is
-// rejected. Then, on the CPU, the reference's process reads the outputs from
-// the stopped worker at what its end mark said (collect_from, in that mark's
-// pause: read_outputs_at_end), outside any request of the candidate's;
-// where it may not (decided by the first probe, before the candidate loaded)
-// and on CUDA, the worker copies them in a
-// collect request, and the call's time is all four requests' with the census
-// (on the GPU, kernels queued without waiting would run on through the
-// sentinel check). The worker's census follows either way, timed with the
-// call (census_after): on the direct read the call's time is the run
-// request's and the census's.
-// False where the call ended (t says how); r.body gets any output problem.
-bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) {
-  const bool at_end = t.end_seen.has_value();
-  worker_reply seen = at_end ? *t.end_seen
-                             : reference_->request({{"op", "untouched"}, {"arena", t.arena}, {"shift", t.shift}}, kRefCallTimeoutS);
-  if (seen.what != worker_reply::kind::ok) {
-    t.err_reply = seen;
-    t.doing = "checking the outputs' sentinels after the window";
-    t.reference_failed = true;
-    return false;
-  }
-  j_.requests_ms["untouched"].push_back(seen.wall_ms);
-  if (seen.body.contains("written") && seen.body["written"].is_array() && !seen.body["written"].empty()) {
-    reject("output_aliasing", "ModelNew.forward wrote the judge's output buffers " + seen.body["written"].dump() +
-                                  " itself during the window (they are filled only after it; reaching them takes "
-                                  "digging through the worker) (call " + std::to_string(j_.calls + 1) + ")");
-    t.run = std::move(r);
-    t.ok = true;
-    return false;
-  }
-  if (at_end) {
-    // What the end mark said stands, whatever the reply says.
-    r.body.erase("output_problem");
-    if (!t.end_problem.is_null()) {
-      r.body["output_problem"] = t.end_problem;
-      return census_after(t, r);
-    }
-  }
-  if (direct_collect_ && j_.backend == "cpu" && !r.body.contains("output_problem")) {
-    worker_reply got = at_end && t.end_read ? *t.end_read
-                                            : reference_->request({{"op", "collect_from"}, {"pid", candidate_->pid()},
-                                                                   {"arena", t.arena}, {"shift", t.shift},
-                                                                   {"outputs", r.body.value("outputs", json())}},
-                                                                  kRefCallTimeoutS);
-    if (got.what != worker_reply::kind::ok) {
-      // Every field the read follows is the candidate's (its run reply): a
-      // read that fails or hangs is its doing, never the task's.
-      if (probe) {
-        t.err_reply = got;
-        t.doing = "reading the outputs from the worker's memory";
-        t.reference_failed = true;
-        return false;
-      }
-      r.body["output_problem"] = {"wrong_output", "its outputs could not be read as its run reply described them (" +
-                                                      got.message() + ")"};
-      return census_after(t, r);
-    }
-    j_.requests_ms["collect_from"].push_back(got.wall_ms);
-    const bool failed = got.body.contains("unavailable") || got.body.contains("problem");
-    if (!(failed && probe)) {
-      std::string problem = got.body.value("problem", got.body.value("unavailable", ""));
-      if (!problem.empty()) r.body["output_problem"] = {"wrong_output", problem};
-      return census_after(t, r);
-    }
-    // Before the candidate loaded, only this machine or the worker's own code
-    // can fail the read: the worker copies the outputs instead.
-    direct_collect_ = false;
-  }
-  worker_reply got = candidate_->request({{"op", "collect"}, {"arena", t.arena}, {"shift", t.shift}}, opt_.call_timeout_s);
-  if (got.what != worker_reply::kind::ok) {
-    t.err_reply = got;
-    t.doing = "collecting ModelNew.forward's outputs";
-    return false;
-  }
-  j_.requests_ms["collect"].push_back(got.wall_ms);
-  r.wall_ms += seen.wall_ms + got.wall_ms;
-  t.own_wall_ms += got.wall_ms;
-  add_cpu_outside(t, got);
-  if (got.body.contains("output_problem")) r.body["output_problem"] = got.body["output_problem"];
-  return census_after(t, r);
-}
-
-// A request of the call's other than its run: all of its CPU time is outside
-// the window.
-void judgment_run::add_cpu_outside(call_timing& t, const worker_reply& r) {
-  t.cpu_outside_ms = t.cpu_outside_ms >= 0 && r.cpu_ms >= 0 ? t.cpu_outside_ms + r.cpu_ms : -1;
-  t.main_cpu_outside_ms = t.main_cpu_outside_ms >= 0 && r.main_cpu_ms >= 0 ? t.main_cpu_outside_ms + r.main_cpu_ms : -1;
-}
-
-// The worker's own census of the call (threads, processes, attempts the seal
-// recorded, the persisting L2), a request of its own after the outputs are
-// taken, its findings into r.body. Timed with the call on every path: the
-// candidate's code runs in the worker's process and can do work in any of
-// its requests, and what the checks read afterwards lies in the exchange the
-// worker maps (an attack review, 2026-12-06: a forward that returned an empty
-// tensor and a census handler, swapped in through the worker's frame, that
-// wrote silu(x) * scale into the exchange after collect_from, judged correct
-// at 1.6-2.6x against 0.64-0.90x honest while the census was untimed on the
-// CPU's direct read: modelnew_hack_census_rewrite.py). On the GPU, kernels
-// queued without waiting would otherwise run on through it too.
-bool judgment_run::census_after(call_timing& t, worker_reply& r) {
-  worker_reply c = candidate_->request({{"op", "census"}}, opt_.call_timeout_s);
-  if (c.what != worker_reply::kind::ok) {
-    t.err_reply = c;
-    t.doing = "taking the worker's census after ModelNew.forward";
-    return false;
-  }
-  j_.requests_ms["census"].push_back(c.wall_ms);
-  r.wall_ms += c.wall_ms;
-  t.own_wall_ms += c.wall_ms;
-  add_cpu_outside(t, c);
-  for (const char* key : {"new_threads", "child_processes", "process_attempts", "escape_attempts", "deferred_work", "cache_tampering"})
-    if (c.body.contains(key)) r.body[key] = c.body[key];
-  return true;
-}
-
-// Threads of the worker not in the judge's baseline that are still running
-// (not exiting: a thread the call joined may be listed for a moment), as
-// "name (tid)", and its child processes, as "process PID".
-json judgment_run::outside_new_threads() const {
-  std::string proc = worker_proc();
-  json out = new_threads(outside_baseline_, proc);
-  for (const auto& pid : child_processes(proc)) out.push_back("process " + pid);
-  return out;
-}
-
-// What the census after a call found, as a verdict: true once rejected.
-bool judgment_run::run_census_verdict(const json& body) {
-  if (ended_) return true;
-  std::string call = " (call " + std::to_string(j_.calls + 1) + ")";
-  if (outside_census_) {
-    json started = outside_new_threads();
-    if (!started.empty())
-      return !reject("background_thread", "threads or processes the candidate started, still running after "
-                                          "cudal1_forward returned (the judge's census from outside the worker): " +
-                                              started.dump() + call);
-  }
-  if (!body.value("new_threads", json::array()).empty())
-    return !reject("background_thread", "threads the candidate started (not in the baseline taken before its library loaded) "
-                                        "still running after cudal1_forward returned: " + body["new_threads"].dump() + call);
-  if (!body.value("process_attempts", json::array()).empty())
-    return !reject("background_process", "the call tried to start a process (" + body["process_attempts"].dump() +
-                                            "), which the sandbox denies" + call);
-  if (!body.value("escape_attempts", json::array()).empty())
-    return !reject("sandbox_escape", "the call tried to leave the sandbox's bounds (" + body["escape_attempts"].dump() +
-                                         "), which the sandbox denies" + call);
-  if (!body.value("child_processes", json::array()).empty())
-    return !reject("background_process", "processes started by the call still running: " + body["child_processes"].dump() + call);
-  if (std::string deferred = body.value("deferred_work", ""); !deferred.empty())
-    return !reject("deferred_work", "work set up to run after the call returned: " + deferred + call);
-  if (std::string cache = body.value("cache_tampering", ""); !cache.empty())
-    return !reject("cache_game", "the call left " + cache + call);
-  // A ModelNew's outputs: a lazy or subclassed tensor is a hack; a wrong
-  // count, dtype or shape is a wrong answer.
-  if (body.contains("output_problem") && body["output_problem"].is_array() && body["output_problem"].size() == 2) {
-    std::string cls = body["output_problem"][0], what = body["output_problem"][1];
-    if (cls == "lazy_output") return !reject("lazy_output", what + call);
-    add_check("correctness", false, what + call);
-    return !fail(verdict::incorrect, what);
-  }
-  return false;
 }
 
 // A failed request to the candidate worker becomes the verdict.
@@ -787,29 +551,6 @@ std::optional<double> judgment_run::known_host_level_here() const {
   for (const auto& v : known[key])
     if (v.is_number()) levels.push_back(v.get<double>());
   return known_host_level(levels);
-}
-
-// The kernels of the trials: whose they were, on how many streams.
-status judgment_run::take_census() {
-  if (!opt_.defenses) {
-    j_.kernels = {{"available", false}, {"reason", "defenses off (benchmark)"}};
-    return ok_status();
-  }
-  if (!census_note_.empty()) {
-    j_.kernels = {{"available", false}, {"reason", census_note_}};
-    if (opt_.require_custom_kernel)
-      return make_error("--require-custom-kernel needs the kernel census, which is " + census_note_);
-    return ok_status();
-  }
-  auto lib = read_file(library_);
-  j_.kernels = summarize_census(census_launches_, lib ? std::string_view(*lib) : std::string_view());
-  bool custom = j_.kernels["custom_kernel"].get<bool>();
-  std::string listing = census_listing(j_.kernels);
-  if (opt_.require_custom_kernel) {
-    add_check("custom_kernel", custom, custom ? "launched a kernel of its own: " + listing : "only " + listing);
-    if (!custom) reject("no_custom_kernel", "the trials launched " + listing + ", none of them the candidate's own");
-  }
-  return ok_status();
 }
 
 }  // namespace cudal1::judging

@@ -4,7 +4,11 @@
 //   judge.cc          the public entry points, run() and its setup, compile
 //   judge_workers.cc  start_reference, start_candidate: the two workers
 //   judge_calls.cc    load (the clock probes), one call, the trials and the
-//                     timed pairs (measure), the census
+//                     timed pairs (measure)
+//   judge_outputs.cc  a call's tensors: placed, staged at the window's mark,
+//                     taken at its end (a ModelNew's collected)
+//   judge_census.cc   what a call leaves behind: the censuses and their
+//                     verdicts, the kernels of the trials
 //   judge_clock.cc    finish: the judge's clock against the worker's, the
 //                     statistics, the speed of light
 //
