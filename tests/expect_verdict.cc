@@ -12,7 +12,8 @@
 // window the worker reported (each corpus forger reports a third or less),
 // or R times where the third line says "// expect-forged-ratio: R".
 //
-//   expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] -- TASK CAND... [eval flags]
+//   expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] [--expect-check NAME]
+//                  [--expect-outside-charge] -- TASK CAND... [eval flags]
 //
 // With --expect-exit, checks the exit status and that the output contains
 // TEXT instead (for unusable input). Prints what cudal1 printed either way.
@@ -101,12 +102,13 @@ bool is_candidate(const std::string& arg) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] -- TASK CAND... [flags]\n");
+    std::fprintf(stderr, "usage: expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] [--expect-check NAME] [--expect-outside-charge] -- TASK CAND... [flags]\n");
     return 2;
   }
   std::vector<std::string> cmd = {argv[1], "eval", "--json"};
   int expect_exit = 0;
   std::string expect_text, override_verdict, override_hack, expect_check;
+  bool expect_charged = false;
   int i = 2;
   for (; i < argc && std::string(argv[i]) != "--"; ++i) {
     std::string a = argv[i];
@@ -115,6 +117,7 @@ int main(int argc, char** argv) {
     else if (a == "--expect-verdict" && i + 1 < argc) override_verdict = argv[++i];  // instead of the files' lines
     else if (a == "--expect-hack" && i + 1 < argc) override_hack = argv[++i];
     else if (a == "--expect-check" && i + 1 < argc) expect_check = argv[++i];  // a check of this name must be there
+    else if (a == "--expect-outside-charge") expect_charged = true;  // most timed calls charged work outside the window
   }
   std::vector<std::string> expected, expected_hacks;
   std::vector<double> ratios;
@@ -196,6 +199,12 @@ int main(int argc, char** argv) {
       for (const auto& c : j["checks"]) present |= c.value("name", "") == expect_check;
       if (!present) std::printf("FAIL: no check named %s\n", expect_check.c_str());
       ok = present;
+    }
+    if (ok && expect_charged) {
+      const auto& o = j["judge_clock"].value("outside_window_cpu", nlohmann::json::object());
+      const int charged = o.value("calls_charged", 0), timed = j["candidate"].value("samples", 0);
+      ok = o.value("measured", false) && 2 * charged > timed;
+      std::printf("%s: %d of %d timed calls charged work outside the window\n", ok ? "PASS" : "FAIL", charged, timed);
     }
     if (ok && got != "correct" && got != "incorrect" && j.value("message", "").empty()) {
       std::printf("FAIL: verdict %s must come with a message\n", got.c_str());
