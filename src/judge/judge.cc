@@ -459,8 +459,19 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
   // vouched for the worker's window, that window stood, and a second
   // judgment can add nothing (on an H100 host 3 of 5 warm judgments of
   // judge_bench were judged twice that way, 5.1 s against 2.56, 2026-12-06).
+  // Nor where the window's span showed the window short (window_disagrees):
+  // its calls were counted from the span, which holds the work whatever the
+  // worker reports, so an honest kernel loses nothing there, and a second
+  // judgment would only give a shaved window another draw (an attack review,
+  // 2026-12-06: a 70 us shave counted from the span at 4.7x, then judged
+  // twice more with its window standing at 11.0x and 12.4x, which stood).
+  auto span_disagreed = [](const json& c) {
+    auto flag = [](const json& figures) { return figures.value("window_disagrees", false); };
+    return flag(c.value("run_beyond_window", json::object())) ||
+           flag(c.value("full_speed_pairs", json::object()).value("run_beyond_window", json::object()));
+  };
   bool inconclusive = clock && !python && first->outcome == verdict::correct && !clock->value("conclusive", true) &&
-                      clock->contains("worker_samples_ms");
+                      clock->contains("worker_samples_ms") && !span_disagreed(*clock);
   if (disagreed || inconclusive) {
     // Inconclusive: a busy machine's tolerance, or calls whose excess spread
     // beyond the cap (the window not following the judge's clock).

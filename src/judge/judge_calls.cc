@@ -107,6 +107,7 @@ bool judgment_run::load() {
     probe_main_cpu_outside_ms_.push_back(probe.main_cpu_outside_ms);
     if (probe.window_wall_ms >= 0) {
       probe_window_slack_ms_.push_back(probe.window_wall_ms - probe.run.body.value("ms", 0.0));
+      probes_[probe_ms].slack_ms.push_back(probe_window_slack_ms_.back());
       probe_outside_wall_ms_.push_back(probe.own_wall_ms - probe.window_wall_ms);
     }
     probe_loud_marks_.push_back(probe.loud_marks);
@@ -244,7 +245,10 @@ result<bool> judgment_run::probe_after_calls() {
       return reject("timer_tampering", buf);
     }
     probes_after_[probe_ms].excess_ms.push_back(probe.excess_ms);
-    if (probe.window_wall_ms >= 0) probe_after_outside_wall_ms_.push_back(probe.own_wall_ms - probe.window_wall_ms);
+    if (probe.window_wall_ms >= 0) {
+      probe_after_outside_wall_ms_.push_back(probe.own_wall_ms - probe.window_wall_ms);
+      probes_after_[probe_ms].slack_ms.push_back(probe.window_wall_ms - reported);
+    }
     probes_after_[probe_ms].after_reference.push_back(after_reference);
   }
   return true;

@@ -53,6 +53,12 @@ inline constexpr size_t kMinClockCalls = 5;     // fewer timed calls: the clock 
 // (H200: 0.4-2.2 native, 0.7-2.8 ModelNew), a forger shaping its spread at
 // ten times.
 inline constexpr double kCandidateSpreadCap = 3;
+// The least tolerance of the window's span check (window_slack_check): with
+// it, 3 honest native kernels' spans agreed in 6 of 6 judgments on the 2-core
+// VM, a joined-thread kernel's in 1 of 3 (its calls then counted from the
+// span, 2-3% over its window), and a 40 us shave of a 0.1 ms window was
+// caught in 6 of 6 (2026-12-06).
+inline constexpr double kSlackFloorMs = 0.01;
 // Their lengths. A call longer than the longest is compared with it. No
 // 20 ms probes since 2026-12-06: their 13 calls cost ~0.3 s of every
 // judgment, and a request's overhead grows from a 2 ms call to a 20 ms one
@@ -203,6 +209,7 @@ class judgment_run {
   void charge_work_outside_window();
   json window_slack_check(double window_ms) const;
   std::vector<double> probes_for_wall(double wall_ms) const;
+  std::vector<double> probe_slack_for_span(double span_ms) const;
   double probe_spread_ms() const;
   void use_judge_clock();
   bool check_speed_of_light();
@@ -290,6 +297,9 @@ class judgment_run {
   struct probe_series {
     std::vector<double> excess_ms;
     std::vector<bool> after_reference;  // per probe: a run of the reference came just before it
+    // The judge's clock between the run request's marks less the window, per
+    // probe where the request was split (window_slack_check).
+    std::vector<double> slack_ms;
     // The excess with the order of its pairs taken out (order_adjusted), and its median.
     std::pair<std::vector<double>, double> adjusted() const;
   };

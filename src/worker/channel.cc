@@ -198,6 +198,12 @@ bool worker_channel::quiet_sample(cpu_sample* out) {
     auto tids = list_threads(proc);
     if (tids.empty()) return false;
     for (const auto& tid : tids) {
+      // A thread already exiting (a helper the call joined: join returns
+      // before the kernel is done with it) runs no code of the worker's
+      // again; taken for a running one, it made every mark of an honest
+      // joined-thread kernel loud, and its calls were timed by the judge's
+      // clock, 10-23% slower (an attack review, 2026-12-06).
+      if (!thread_running(tid, proc)) continue;
       if (thread_state(tid, proc) == 'R') return false;
       std::ifstream in(proc + "/task/" + tid + "/schedstat");
       std::string ran;
