@@ -305,6 +305,15 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
 // excess beyond the tolerance counts in its time, as if done in the window
 // one thread at a time: whatever it was, no gain is left in it, and an
 // honest call's noise below the tolerance costs nothing.
+// Whether work the worker does outside its window could still reach what
+// is checked: on CUDA (kernels run on through the marks), and for a CPU
+// ModelNew whose outputs the worker copies after its reply. Otherwise, on
+// the CPU, a call's inputs are staged at its window's mark and its outputs
+// taken at its end, with the worker stopped.
+bool judgment_run::outside_work_reaches_check() const {
+  return j_.backend != "cpu" || (modelnew_ && !direct_collect_);
+}
+
 void judgment_run::charge_work_outside_window() {
   if (!opt_.defenses || cand_cpu_outside_ms_.empty()) return;
   // Marks at which a thread of the worker kept running through the judge's
@@ -369,7 +378,7 @@ void judgment_run::charge_work_outside_window() {
   // 0.03-0.04 for the judge's own stops and continues: the kernel's stop path
   // cost it that much more in the calls than in the probes, and a sleeping
   // canary process stopped alongside did not follow it (2026-12-06).
-  const bool could_reach_check = j_.backend != "cpu" || (modelnew_ && !direct_collect_);
+  const bool could_reach_check = outside_work_reaches_check();
   const double median_charge = summarize_samples(charged).median_ms;
   j_.judge_clock["outside_window_cpu"]["median_charge_ms"] = median_charge;
   j_.judge_clock["outside_window_cpu"]["could_reach_check"] = could_reach_check;
@@ -629,24 +638,38 @@ void judgment_run::use_judge_clock() {
     // its kernel before the window's mark, ~0.1 ms inside a 0.4-1.0 ms
     // tolerance, at 3.4-10.4x against 1.1-2.7x honest).
     const median_shift shift = shift_of(probe_outside, measured_calls(cand_outside_wall_ms_), base, kOutsideCpuFloorMs);
+    // Only where work outside the span could reach the check: on the CPU a
+    // call's inputs are staged at the window's mark and its outputs taken at
+    // its end, with the worker stopped. There the charge only penalised
+    // honest calls: the timed phase's rhythm kept their requests 0.12-0.34 ms
+    // a call over the probes' outside the span, and an honest kernel whose
+    // span disagreed (threads, a sleep, a varying length) was counted 1.1-3.5x
+    // its window (an attack review on the 2-core VM, 2026-12-06).
+    const bool reaches = outside_work_reaches_check();
     std::vector<double> judged(n), charged(n);
     for (size_t i = 0; i < n; ++i) {
-      charged[i] = std::max(shift.excess_ms, cand_outside_wall_ms_[i] - base - outside.tolerance_ms);
+      charged[i] = reaches ? std::max(shift.excess_ms, cand_outside_wall_ms_[i] - base - outside.tolerance_ms) : 0.0;
       judged[i] = cand_window_wall_ms_[i] - probe_slack + charged[i];
       if (judged[i] > worker[i]) worker[i] = judged[i], ++raised;
     }
     j_.judge_clock["judge_clock_times"] = {
-        {"route", "window_span"}, {"probe_slack_median_ms", probe_slack},
+        {"route", "window_span"}, {"probe_slack_median_ms", probe_slack}, {"outside_charged", reaches},
         {"probe_outside_median_ms", base}, {"probe_outside_tolerance_ms", outside.tolerance_ms},
         {"median_shift", {{"candidate_median_ms", shift.candidate_median_ms}, {"tolerance_ms", shift.tolerance_ms},
                           {"charged_ms", shift.excess_ms}}},
         {"probe_outside_ms", probe_outside}, {"probe_after_outside_ms", after}, {"outside_ms", cand_outside_wall_ms_},
         {"window_wall_ms", cand_window_wall_ms_}, {"charged_ms", charged}, {"judged_ms", judged}};
-    std::snprintf(buf, sizeof buf, "inconclusive clock check: each call counted at the larger of the worker's window and "
-                  "the judge's clock between its marks less the probes' median %.3g ms, plus its requests' time outside "
-                  "them beyond the probes' %.3g ms (each call by over %.3g ms, every call the median's %.3g ms beyond %.3g); "
-                  "%d of %zu calls raised",
-                  probe_slack, base, outside.tolerance_ms, shift.candidate_median_ms - base, shift.tolerance_ms, raised, n);
+    if (reaches)
+      std::snprintf(buf, sizeof buf, "inconclusive clock check: each call counted at the larger of the worker's window and "
+                    "the judge's clock between its marks less the probes' median %.3g ms, plus its requests' time outside "
+                    "them beyond the probes' %.3g ms (each call by over %.3g ms, every call the median's %.3g ms beyond "
+                    "%.3g); %d of %zu calls raised",
+                    probe_slack, base, outside.tolerance_ms, shift.candidate_median_ms - base, shift.tolerance_ms, raised, n);
+    else
+      std::snprintf(buf, sizeof buf, "inconclusive clock check: each call counted at the larger of the worker's window and "
+                    "the judge's clock between its marks less the probes' median %.3g ms (on the CPU nothing outside them "
+                    "reaches the check); %d of %zu calls raised",
+                    probe_slack, raised, n);
   } else {
     // (check_judge_clock ran only with probes: the least is a probe's.)
     double least = std::numeric_limits<double>::infinity();

@@ -210,6 +210,7 @@ class judgment_run {
   json window_slack_check(double window_ms) const;
   std::vector<double> probes_for_wall(double wall_ms) const;
   std::vector<double> probe_slack_for_span(double span_ms) const;
+  bool outside_work_reaches_check() const;
   double probe_spread_ms() const;
   void use_judge_clock();
   bool check_speed_of_light();
