@@ -149,6 +149,7 @@ void judgment_run::record_sandbox(const json& sb) {
   add_check("sandbox", all, "network " + network + "; filesystem " + files + "; user " + user + "; processes " + procs +
                                 "; PID namespace " + pidns);
 }
+
 // The timed run, its inputs staged at its window's mark (and its outputs
 // copied at the end mark for a native library), the census's verdict. t.ok
 // once done (or judged).
