@@ -186,7 +186,15 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   const bool span_measured = window.value("measured", false);
   const double short_window_ms =
       span_measured ? window["candidate_median_ms"].get<double>() - window["probe_median_ms"].get<double>() : 0.0;
-  if (!run.agrees && !grey && j_.backend == "cpu" && span_measured &&
+  // A span short by far more than its own noise and by a quarter of the
+  // window or more (at least 0.1 ms) is a forged window however wide the
+  // requests' tolerance is: a window reported at a third of its length
+  // (hack_move_start.cpp) was otherwise counted by the judge's clock, not
+  // rejected, in CI (honest spans ran at most 0.085 ms over the probes' on
+  // the loaded 2-core VM, a deliberate 0.06 ms wait included).
+  const bool span_forged = span_measured && short_window_ms > std::max(0.1, 4 * window.value("tolerance_ms", 0.0)) &&
+                           short_window_ms > 0.25 * median;
+  if (!run.agrees && !grey && j_.backend == "cpu" && span_measured && !span_forged &&
       (window.value("agrees", false) || short_window_ms <= 2 * run.tolerance_ms))
     grey = true;
   // And where the requests' excess agrees with the probes' but cannot vouch

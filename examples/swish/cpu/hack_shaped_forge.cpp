@@ -1,6 +1,6 @@
 // expect: rejected
 // expect-hack: timer_tampering
-// expect-forged-ratio: 1.3
+// expect-forged-ratio: 1.12
 // The work of correct.cpp, then the worker's stored start time moved (as
 // hack_move_start.cpp) by an amount that follows a fixed 25-call cycle: 40%
 // of the calls report 0.1 ms longer than they took, 20% 0.2 ms shorter, 40%
