@@ -626,10 +626,8 @@ void judgment_run::use_judge_clock() {
     // of its marks (0.01-0.03 ms on the 2-core VM, 10-30% of a 0.1 ms
     // kernel). A shaved window gains nothing either way: the span holds the
     // work, whatever the worker reports.
-    std::vector<double> spans;
-    for (double x : cand_window_wall_ms_) spans.push_back(x);
     const double probe_slack =
-        std::max(0.0, summarize_samples(probe_slack_for_span(summarize_samples(spans).median_ms)).median_ms);
+        std::max(0.0, summarize_samples(probe_slack_for_span(summarize_samples(cand_window_wall_ms_).median_ms)).median_ms);
     const probe_bound outside = bound_of(probe_outside, kOutsideCpuFloorMs);
     // The probes after the calls too, where their median is lower: a busy
     // stretch during the first probes inflated it (an attack review on the
