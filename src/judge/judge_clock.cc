@@ -55,6 +55,42 @@ median_shift shift_of(const std::vector<double>& probes, const std::vector<doubl
   return {median, tolerance, std::max(0.0, median - base_ms - tolerance)};
 }
 
+// One probe length's samples, their level (median) and where it sits on
+// the axis the calls are matched along (a span, a request's wall time).
+struct probe_point {
+  double at, level;
+  std::vector<double> samples;
+};
+
+// A probe length's samples shifted down to the level of the same length's
+// probes after the candidate's calls, where that is lower. The candidate's
+// code can only lengthen those later probes, never lower the bar; the timed
+// phase's rhythm left honest calls up to 0.05 ms under the first probes' on
+// the 2-core VM, room a shaved window or moved work would take.
+void lower_to_later(probe_point& p, double later) {
+  if (later >= p.level) return;
+  for (double& x : p.samples) x -= p.level - later;
+  p.level = later;
+}
+
+// The samples for a call at `at`: between the two probe lengths that bracket
+// it, the lower one's samples shifted to the level interpolated on a log
+// scale (a longer call's overhead and slack are longer); outside, the
+// nearest length's. `points` must not be empty.
+std::vector<double> interpolate_probes(std::vector<probe_point> points, double at) {
+  std::sort(points.begin(), points.end(), [](const probe_point& a, const probe_point& b) { return a.at < b.at; });
+  if (at <= points.front().at) return std::move(points.front().samples);
+  if (at >= points.back().at) return std::move(points.back().samples);
+  size_t k = 1;
+  while (points[k].at < at) ++k;
+  const probe_point& lo = points[k - 1];
+  const probe_point& hi = points[k];
+  const double shift = std::log(at / lo.at) / std::log(hi.at / lo.at) * (hi.level - lo.level);
+  std::vector<double> out = lo.samples;
+  for (double& x : out) x += shift;
+  return out;
+}
+
 }  // namespace
 
 result<bool> judgment_run::finish() {
@@ -486,36 +522,17 @@ json judgment_run::window_slack_check(double window_ms) const {
 // first probes' on the 2-core VM, room a shaved window would take; the
 // candidate can only lengthen the later probes, never lower the bar.
 std::vector<double> judgment_run::probe_slack_for_span(double span_ms) const {
-  struct point {
-    double span, median;
-    std::vector<double> slack;
-  };
-  std::vector<point> points;
+  std::vector<probe_point> points;
   for (const auto& [ms, series] : probes_) {
     if (series.slack_ms.size() < kMinClockCalls) continue;
-    point p{0, summarize_samples(series.slack_ms).median_ms, series.slack_ms};
-    if (auto after = probes_after_.find(ms); after != probes_after_.end() && !after->second.slack_ms.empty()) {
-      const double later = summarize_samples(after->second.slack_ms).median_ms;
-      if (later < p.median) {
-        for (double& x : p.slack) x -= p.median - later;
-        p.median = later;
-      }
-    }
-    p.span = ms + p.median;
+    probe_point p{0, summarize_samples(series.slack_ms).median_ms, series.slack_ms};
+    if (auto after = probes_after_.find(ms); after != probes_after_.end() && !after->second.slack_ms.empty())
+      lower_to_later(p, summarize_samples(after->second.slack_ms).median_ms);
+    p.at = ms + p.level;
     points.push_back(std::move(p));
   }
   if (points.empty()) return probe_window_slack_ms_;
-  std::sort(points.begin(), points.end(), [](const point& a, const point& b) { return a.span < b.span; });
-  if (span_ms <= points.front().span) return points.front().slack;
-  if (span_ms >= points.back().span) return points.back().slack;
-  size_t k = 1;
-  while (points[k].span < span_ms) ++k;
-  const point& lo = points[k - 1];
-  const point& hi = points[k];
-  const double t = std::log(span_ms / lo.span) / std::log(hi.span / lo.span);
-  std::vector<double> out = lo.slack;
-  for (double& x : out) x += t * (hi.median - lo.median);
-  return out;
+  return interpolate_probes(std::move(points), span_ms);
 }
 
 // The probes' overhead for calls whose run requests took `wall_ms` by the
@@ -525,36 +542,16 @@ std::vector<double> judgment_run::probe_slack_for_span(double span_ms) const {
 // to the overhead interpolated on a log scale; outside, the nearest. Each
 // length's probes with the order of their pair taken out (order_adjusted).
 std::vector<double> judgment_run::probes_for_wall(double wall_ms) const {
-  struct point {
-    double wall, overhead;
-    std::vector<double> excess;
-  };
-  std::vector<point> points;
+  std::vector<probe_point> points;
   for (const auto& [ms, series] : probes_) {
     auto [excess, overhead] = series.adjusted();
-    // The same length's probes after the calls, where their median is lower:
-    // the first probes' samples shifted down to it (probes_after_).
-    if (auto after = probes_after_.find(ms); after != probes_after_.end() && !after->second.excess_ms.empty()) {
-      const double later = after->second.adjusted().second;
-      if (later < overhead) {
-        for (double& x : excess) x -= overhead - later;
-        overhead = later;
-      }
-    }
-    points.push_back({ms + overhead, overhead, std::move(excess)});
+    probe_point p{0, overhead, std::move(excess)};
+    if (auto after = probes_after_.find(ms); after != probes_after_.end() && !after->second.excess_ms.empty())
+      lower_to_later(p, after->second.adjusted().second);
+    p.at = ms + p.level;
+    points.push_back(std::move(p));
   }
-  std::sort(points.begin(), points.end(), [](const point& a, const point& b) { return a.wall < b.wall; });
-  if (wall_ms <= points.front().wall) return points.front().excess;
-  if (wall_ms >= points.back().wall) return points.back().excess;
-  size_t k = 1;
-  while (points[k].wall < wall_ms) ++k;
-  const point& lo = points[k - 1];
-  const point& hi = points[k];
-  double t = std::log(wall_ms / lo.wall) / std::log(hi.wall / lo.wall);
-  double shift = t * (hi.overhead - lo.overhead);
-  std::vector<double> out = lo.excess;
-  for (double& x : out) x += shift;
-  return out;
+  return interpolate_probes(std::move(points), wall_ms);
 }
 
 // The probes' own spread, as the candidate's calls should show it: every
