@@ -1,21 +1,40 @@
 #include "worker/census.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
 
-#include <fstream>
-#include <iterator>
+#include <cerrno>
 #include <sstream>
 
 namespace cudal1 {
+
+std::optional<std::string> read_proc_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got > 0) {
+      text.append(buf, static_cast<size_t>(got));
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    ::close(fd);
+    if (got < 0) return std::nullopt;
+    return text;
+  }
+}
 
 namespace {
 
 // A thread's stat line after its name: "S ppid pgrp ...", or empty.
 std::string stat_fields(const std::string& tid, const std::string& proc) {
-  std::ifstream in(proc + "/task/" + tid + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close = text.rfind(')');
-  return close == std::string::npos || close + 2 >= text.size() ? "" : text.substr(close + 2);
+  const std::optional<std::string> text = read_proc_file(proc + "/task/" + tid + "/stat");
+  if (!text) return "";
+  const size_t close = text->rfind(')');
+  return close == std::string::npos || close + 2 >= text->size() ? "" : text->substr(close + 2);
 }
 
 }  // namespace
@@ -49,9 +68,8 @@ bool thread_running(const std::string& tid, const std::string& proc) {
 }
 
 std::string thread_name(const std::string& tid, const std::string& proc) {
-  std::ifstream in(proc + "/task/" + tid + "/comm");
-  std::string name;
-  std::getline(in, name);
+  std::string name = read_proc_file(proc + "/task/" + tid + "/comm").value_or("");
+  if (size_t end = name.find('\n'); end != std::string::npos) name.resize(end);
   return name;
 }
 
@@ -68,7 +86,7 @@ std::vector<std::string> new_threads(const std::set<std::string>& baseline, cons
 std::vector<std::string> child_processes(const std::string& proc) {
   std::vector<std::string> pids;
   for (const auto& tid : list_threads(proc)) {
-    std::ifstream in(proc + "/task/" + tid + "/children");
+    std::istringstream in(read_proc_file(proc + "/task/" + tid + "/children").value_or(""));
     for (std::string pid; in >> pid;) pids.push_back(pid);
   }
   return pids;

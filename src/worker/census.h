@@ -5,11 +5,20 @@
 // ("/proc/PID", which the candidate's code cannot blind).
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace cudal1 {
+
+/// A /proc file's whole text, read with plain system calls; nullopt where it
+/// cannot be opened or read. A thread of the worker can end between the
+/// listing of its threads and the read of its files, and the read then fails
+/// with ESRCH: an iostream over it threw from inside the judge, which ended
+/// without a verdict (an attack review, 2026-12-07: a candidate whose helper
+/// thread ended as the judge stopped the worker, 4 judgments of 4).
+std::optional<std::string> read_proc_file(const std::string& path);
 
 /// The thread ids of the process whose /proc folder is `proc`.
 std::set<std::string> list_threads(const std::string& proc = "/proc/self");

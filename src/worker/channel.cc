@@ -205,7 +205,7 @@ bool worker_channel::quiet_sample(cpu_sample* out) {
       // clock, 10-23% slower (an attack review, 2026-12-06).
       if (!thread_running(tid, proc)) continue;
       if (thread_state(tid, proc) == 'R') return false;
-      std::ifstream in(proc + "/task/" + tid + "/schedstat");
+      std::istringstream in(read_proc_file(proc + "/task/" + tid + "/schedstat").value_or(""));
       std::string ran;
       if (!(in >> ran)) return false;
       (*times)[tid] = ran;
