@@ -515,6 +515,9 @@ result<bool> judgment_run::measure() {
       host_match_ = std::move(m);
     } else {
       j_.host["state"] = "not_matched";
+      // Its pairs at full speed are still known: the judge's clock may need
+      // them (keep_pairs_at_full_speed).
+      if (m.level_us > 0 && m.usable) clock_match_ = std::move(m);
     }
   }
   return true;

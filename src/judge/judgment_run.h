@@ -334,6 +334,10 @@ class judgment_run {
   bool judge_clock_used_ = false;       // the calls are counted at the judge's clock (use_judge_clock)
   bool pending_judge_clock_ = false;    // the first check called for the judge's clock; finish() decides
   std::optional<host_match> host_match_;  // the pairs timed at full speed, where matching is on
+  // Where matching is on but the reference takes 1 ms or more: its pairs at
+  // full speed, taken only where the judge's clock over all pairs could not
+  // vouch for the worker's window (keep_pairs_at_full_speed).
+  std::optional<host_match> clock_match_;
 };
 
 }  // namespace cudal1::judging
