@@ -5,7 +5,10 @@
 # "auto" (the default) the first 5 and then all or none, as the fastest
 # is under 1 ms or not. Every
 # judgment must stay correct (the warm call's outputs never reach a check),
-# and a value other than the three is refused with a message.
+# and a value other than the three is refused with a message. The candidate
+# gets a warm call of its own before each timed call that follows one of the
+# reference's (candidate_warm_calls, on the CPU by default), none with
+# --candidate-warm-call off or where the reference has none.
 # Usage: reference_warm_calls.sh CUDAL1 SWISH_EXAMPLE_DIR
 set -euo pipefail
 cudal1=$1
@@ -32,6 +35,15 @@ echo "warm calls: auto $w_auto of $n_auto runs (reference $(ref min_ms <<<"$auto
   "on $w_on of $n_on; off $w_off"
 [ "$w_on" = "$n_on" ] || { echo "FAIL: with on, $w_on warm calls for $n_on runs"; exit 1; }
 [ "$w_off" = 0 ] || { echo "FAIL: with off, $w_off warm calls"; exit 1; }
+timed() { python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["candidate"]["samples"])'; }
+c_on=$(field candidate_warm_calls <<<"$on"); t_on=$(timed <<<"$on")
+c_off=$(field candidate_warm_calls <<<"$off")
+echo "candidate warm calls: on $c_on of $t_on timed calls; off $c_off"
+[ "$c_on" = "$t_on" ] || { echo "FAIL: with the reference's warm call on, $c_on candidate warm calls for $t_on timed calls"; exit 1; }
+[ "$c_off" = 0 ] || { echo "FAIL: no reference warm call, yet $c_off candidate warm calls"; exit 1; }
+cand_off=$(judge --reference-warm-call on --candidate-warm-call off)
+[ "$(field verdict <<<"$cand_off")" = correct ] || { echo "FAIL: --candidate-warm-call off verdict $(field verdict <<<"$cand_off")"; exit 1; }
+[ "$(field candidate_warm_calls <<<"$cand_off")" = 0 ] || { echo "FAIL: --candidate-warm-call off made warm calls"; exit 1; }
 # auto: every run when the timed runs take under 1 ms (the probes' runs are
 # as long), at most the first 5 when they take 1 ms or more (the probes'
 # runs of the reference come first and are not counted). The CPU swish's
@@ -52,4 +64,8 @@ if err=$(judge --reference-warm-call maybe 2>&1); then
   echo "FAIL: --reference-warm-call maybe was accepted"; exit 1
 fi
 grep -q -- "--reference-warm-call: auto, on or off" <<<"$err" || { echo "FAIL: no message for a bad value: $err"; exit 1; }
+if err=$(judge --candidate-warm-call maybe 2>&1); then
+  echo "FAIL: --candidate-warm-call maybe was accepted"; exit 1
+fi
+grep -q -- "--candidate-warm-call: auto, on or off" <<<"$err" || { echo "FAIL: no message for a bad value: $err"; exit 1; }
 echo "PASS"

@@ -57,6 +57,11 @@ judge options:
                             on a warm host as in back-to-back trials (auto, the
                             default: where the fastest of its first 5 runs is under
                             1 ms)
+  --candidate-warm-call auto|on|off
+                            the same for the candidate: an untimed call on the
+                            last call's inputs before each timed call, wherever
+                            the reference had its warm call (auto, the default:
+                            on the CPU backend; not yet measured on a GPU)
   --host-match auto|on|off  where the reference takes under 1 ms, take the speedup
                             over the pairs timed while the host ran at full speed
                             (by a probe of the reference's Python after each
@@ -136,6 +141,12 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
     *ok = r.value(&v) && (v == "auto" || v == "on" || v == "off");
     if (*ok) opt.reference_warm_call = v;
     else if (r.error.empty()) r.error = "--reference-warm-call: auto, on or off";
+  }
+  else if (flag == "--candidate-warm-call") {
+    std::string v;
+    *ok = r.value(&v) && (v == "auto" || v == "on" || v == "off");
+    if (*ok) opt.candidate_warm_call = v;
+    else if (r.error.empty()) r.error = "--candidate-warm-call: auto, on or off";
   }
   else if (flag == "--host-match") {
     std::string v;

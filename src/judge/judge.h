@@ -52,6 +52,11 @@ struct judge_options {
   /// before the first 5 and then on where the fastest took under 1 ms (where
   /// the host's part of the window is large enough to matter), decided once.
   std::string reference_warm_call = "auto";
+  /// An untimed call of the candidate before each of its timed calls that
+  /// the reference's warm call matches, on the last call's inputs
+  /// (warm_candidate): "on", "off", or "auto": on the CPU backend, where it is
+  /// measured; off on CUDA until it is measured there.
+  std::string candidate_warm_call = "auto";
   /// Timed pairs matched by the host's state (timing/host_match.h): where
   /// the reference takes under 1 ms, the speedup is taken over the pairs
   /// timed while the host ran at full speed (by the reference worker's probe

@@ -196,6 +196,35 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
   t.ok = true;
 }
 
+// The candidate's untimed warm call, right before a timed one, wherever the
+// reference's timed runs have theirs (--reference-warm-call): its code and
+// host state are then as warm as the reference's, as in back-to-back trials.
+// Without it a ModelNew that is the reference's own forward scored
+// 0.54-0.69x on the 2-core VM, 0.68-1.05x with the reference's warm call off
+// (a false-rejection review, 2026-12-07). It runs on the last staged call's
+// inputs, in their arena, unsplit: the timed call's inputs are staged only
+// at its window's mark, after this, so nothing done here can compute them,
+// and the arena's outputs were checked already (or are a probe's). Its
+// outputs are not read; the census after the timed call sees any thread it
+// left.
+bool judgment_run::candidate_warm_on() const {
+  return opt_.candidate_warm_call == "on" || (opt_.candidate_warm_call == "auto" && j_.backend == "cpu");
+}
+
+bool judgment_run::warm_candidate(call_timing& t) {
+  if (last_staged_arena_ < 0) return true;
+  worker_reply r = candidate_->request(
+      {{"op", "run"}, {"arena", last_staged_arena_}, {"shift", last_staged_shift_}, {"census", false}}, opt_.call_timeout_s);
+  j_.requests_ms["warm_run"].push_back(r.wall_ms);
+  if (r.what != worker_reply::kind::ok) {
+    t.err_reply = r;
+    t.doing = modelnew_ ? "calling ModelNew.forward (an untimed warm call)" : "calling cudal1_forward (an untimed warm call)";
+    return false;
+  }
+  ++j_.candidate_warm_calls;
+  return true;
+}
+
 // One probe, a call of the worker's own working probe_ms: fresh inputs first,
 // as a timed call has them, so the machine has the timed phase's rhythm
 // (between a call's requests the judge and the workers otherwise idle longer,
@@ -216,6 +245,22 @@ void judgment_run::time_probe(call_timing& t, double probe_ms, bool after_refere
       t.err_reply = ran;
       t.doing = "running the reference";
       t.reference_failed = true;
+      return;
+    }
+    reference_warm_ = ran.body.value("warm_call", false);
+  }
+  // Warm as the candidate's timed calls will be (warm_candidate): the
+  // judge's clock holds those calls' requests to the probes', and a warm
+  // call makes the worker's own request work quicker too, room a shortened
+  // window could take if the probes ran cold.
+  if (reference_warm_ && candidate_warm_on() && last_staged_arena_ >= 0) {
+    worker_reply warm = candidate_->request({{"op", "run"}, {"arena", last_staged_arena_}, {"shift", last_staged_shift_},
+                                             {"census", false}, {"probe_ms", probe_ms}},
+                                            opt_.call_timeout_s);
+    j_.requests_ms["warm_probe"].push_back(warm.wall_ms);
+    if (warm.what != worker_reply::kind::ok) {
+      t.err_reply = warm;
+      t.doing = "an untimed warm probe";
       return;
     }
   }
@@ -301,6 +346,7 @@ result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* ca
       // The trials also take the kernel census (untimed figures, so its cost
       // never reaches a measurement).
       bool census = opt_.defenses && j_.calls < opt_.trials;
+      if (timing_ && reference_warm_ && candidate_warm_on() && !warm_candidate(t)) return candidate_failure(t.doing, t.err_reply);
       run_call(t, census);
       if (t.reference_failed) return reference_error(t.doing, t.err_reply);
       if (!t) return candidate_failure(t.doing, t.err_reply);
@@ -328,7 +374,8 @@ result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* ca
       *ref_ms = run.body.value("ms", 0.0);
       j_.requests_ms["reference_run"].push_back(run.wall_ms);
       j_.reference_placements = std::max(j_.reference_placements, run.body.value("placement", 0) + 1);
-      if (run.body.value("warm_call", false)) ++j_.reference_warm_calls;
+      reference_warm_ = run.body.value("warm_call", false);
+      if (reference_warm_) ++j_.reference_warm_calls;
       reference_probe_us_ = run.body.value("host_us", -1.0);
       reference_probe_before_us_ = run.body.value("host_us_before", -1.0);
     }

@@ -29,7 +29,11 @@ bool judgment_run::stage_call(call_timing& t) {
   worker_reply r = reference_->request(
       {{"op", "stage"}, {"arena", t.arena}, {"shift", t.shift}, {"sentinel", t.sentinel}, {"flush", true}}, kRefCallTimeoutS);
   j_.requests_ms["stage"].push_back(r.wall_ms);
-  if (r.what == worker_reply::kind::ok) return true;
+  if (r.what == worker_reply::kind::ok) {
+    last_staged_arena_ = t.arena;
+    last_staged_shift_ = t.shift;
+    return true;
+  }
   t.err_reply = r;
   t.doing = "staging a call";
   t.reference_failed = true;

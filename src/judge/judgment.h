@@ -112,6 +112,9 @@ struct judgment {
   /// How many of the reference's timed runs followed an untimed warm call
   /// (judge_options::reference_warm_call).
   int reference_warm_calls = 0;
+  /// How many of the candidate's timed calls followed an untimed warm call of
+  /// its own: one for each of the reference's, on the last call's inputs.
+  int candidate_warm_calls = 0;
   /// The host's state over the timed phase, to tell its speed from the
   /// kernels' (diagnostics, not judged): "reference_probe_us", per timed
   /// pair, a fixed piece of pure Python the reference worker timed just

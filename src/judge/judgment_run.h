@@ -178,6 +178,8 @@ class judgment_run {
   bool snapshot_outputs(call_timing& t);
   void read_outputs_at_end(call_timing& t, const nlohmann::json& mark);
   void run_call(call_timing& t, bool census, double probe_ms = 0);
+  bool warm_candidate(call_timing& t);
+  bool candidate_warm_on() const;
   bool collect_outputs(call_timing& t, worker_reply& r, bool probe);
   void time_probe(call_timing& t, double probe_ms, bool after_reference);
   result<bool> probe_after_calls();
@@ -313,6 +315,11 @@ class judgment_run {
   std::map<double, probe_series> probes_after_;
   bool candidate_opened_ = false;
   int probe_count_ = 0;
+  // The arena and shift of the last call staged (probe or call): where the
+  // candidate's warm call runs, on inputs it has seen (warm_candidate).
+  int last_staged_arena_ = -1;
+  uint64_t last_staged_shift_ = 0;
+  bool reference_warm_ = false;  // the reference's last run followed a warm call
   std::vector<double> cand_excess_ms_;
   // The worker's CPU time outside the window per call (call_timing): of
   // the probes before the candidate loaded, and of the candidate's timed

@@ -85,6 +85,7 @@ json judgment_to_json(const judgment& j) {
           {"phases_s", phases},
           {"requests_ms", requests}, {"phase_requests", j.phase_requests}, {"judge_clock", j.judge_clock}, {"reference_order", j.reference_order},
           {"reference_placements", j.reference_placements}, {"reference_warm_calls", j.reference_warm_calls},
+          {"candidate_warm_calls", j.candidate_warm_calls},
           {"host", j.host},
           {"reference_sandbox", j.reference_sandbox}, {"candidate_start", j.candidate_start}};
 }
