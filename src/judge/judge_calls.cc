@@ -207,10 +207,6 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
 // and the arena's outputs were checked already (or are a probe's). Its
 // outputs are not read; the census after the timed call sees any thread it
 // left.
-bool judgment_run::candidate_warm_on() const {
-  return opt_.candidate_warm_call == "on" || (opt_.candidate_warm_call == "auto" && j_.backend == "cpu");
-}
-
 bool judgment_run::warm_candidate(call_timing& t) {
   if (last_staged_arena_ < 0) return true;
   worker_reply r = candidate_->request(
@@ -223,6 +219,13 @@ bool judgment_run::warm_candidate(call_timing& t) {
   }
   ++j_.candidate_warm_calls;
   return true;
+}
+
+// --candidate-warm-call: auto is on for the CPU backend only, until it is
+// measured on a GPU and reviewed there (a kernel it leaves running is not
+// stopped between requests, as the worker's threads are).
+bool judgment_run::candidate_warm_on() const {
+  return opt_.candidate_warm_call == "on" || (opt_.candidate_warm_call == "auto" && j_.backend == "cpu");
 }
 
 // One probe, a call of the worker's own working probe_ms: fresh inputs first,
