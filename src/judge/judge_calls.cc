@@ -206,18 +206,23 @@ void judgment_run::run_call(call_timing& t, bool census, double probe_ms) {
 // at its window's mark, after this, so nothing done here can compute them,
 // and the arena's outputs were checked already (or are a probe's). Its
 // outputs are not read; the census after the timed call sees any thread it
-// left.
-bool judgment_run::warm_candidate(call_timing& t) {
-  if (last_staged_arena_ < 0) return true;
-  worker_reply r = candidate_->request(
-      {{"op", "run"}, {"arena", last_staged_arena_}, {"shift", last_staged_shift_}, {"census", false}}, opt_.call_timeout_s);
-  j_.requests_ms["warm_run"].push_back(r.wall_ms);
+// left. The probes get one of their own before each (probe_ms > 0), so the
+// judge's clock never holds warm calls to cold probes. False, with t's
+// error set, where the worker failed it.
+bool judgment_run::warm_candidate(call_timing& t, double probe_ms) {
+  if (!reference_warm_ || !candidate_warm_on() || last_staged_arena_ < 0) return true;
+  json cmd = {{"op", "run"}, {"arena", last_staged_arena_}, {"shift", last_staged_shift_}, {"census", false}};
+  if (probe_ms > 0) cmd["probe_ms"] = probe_ms;
+  worker_reply r = candidate_->request(cmd, opt_.call_timeout_s);
+  j_.requests_ms[probe_ms > 0 ? "warm_probe" : "warm_run"].push_back(r.wall_ms);
   if (r.what != worker_reply::kind::ok) {
     t.err_reply = r;
-    t.doing = modelnew_ ? "calling ModelNew.forward (an untimed warm call)" : "calling cudal1_forward (an untimed warm call)";
+    t.doing = probe_ms > 0 ? "an untimed warm probe"
+              : modelnew_  ? "calling ModelNew.forward (an untimed warm call)"
+                           : "calling cudal1_forward (an untimed warm call)";
     return false;
   }
-  ++j_.candidate_warm_calls;
+  if (probe_ms <= 0) ++j_.candidate_warm_calls;
   return true;
 }
 
@@ -252,21 +257,11 @@ void judgment_run::time_probe(call_timing& t, double probe_ms, bool after_refere
     }
     reference_warm_ = ran.body.value("warm_call", false);
   }
-  // Warm as the candidate's timed calls will be (warm_candidate): the
-  // judge's clock holds those calls' requests to the probes', and a warm
-  // call makes the worker's own request work quicker too, room a shortened
-  // window could take if the probes ran cold.
-  if (reference_warm_ && candidate_warm_on() && last_staged_arena_ >= 0) {
-    worker_reply warm = candidate_->request({{"op", "run"}, {"arena", last_staged_arena_}, {"shift", last_staged_shift_},
-                                             {"census", false}, {"probe_ms", probe_ms}},
-                                            opt_.call_timeout_s);
-    j_.requests_ms["warm_probe"].push_back(warm.wall_ms);
-    if (warm.what != worker_reply::kind::ok) {
-      t.err_reply = warm;
-      t.doing = "an untimed warm probe";
-      return;
-    }
-  }
+  // Warm as the candidate's timed calls will be: the judge's clock holds
+  // those calls' requests to the probes', and a warm call makes the worker's
+  // own request work quicker too, room a shortened window could take if the
+  // probes ran cold.
+  if (!warm_candidate(t, probe_ms)) return;
   run_call(t, false, probe_ms);
 }
 
@@ -349,7 +344,7 @@ result<bool> judgment_run::call_once(double* ref_ms, double* cand_ms, double* ca
       // The trials also take the kernel census (untimed figures, so its cost
       // never reaches a measurement).
       bool census = opt_.defenses && j_.calls < opt_.trials;
-      if (timing_ && reference_warm_ && candidate_warm_on() && !warm_candidate(t)) return candidate_failure(t.doing, t.err_reply);
+      if (timing_ && !warm_candidate(t)) return candidate_failure(t.doing, t.err_reply);
       run_call(t, census);
       if (t.reference_failed) return reference_error(t.doing, t.err_reply);
       if (!t) return candidate_failure(t.doing, t.err_reply);

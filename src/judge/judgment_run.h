@@ -178,7 +178,7 @@ class judgment_run {
   bool snapshot_outputs(call_timing& t);
   void read_outputs_at_end(call_timing& t, const nlohmann::json& mark);
   void run_call(call_timing& t, bool census, double probe_ms = 0);
-  bool warm_candidate(call_timing& t);
+  bool warm_candidate(call_timing& t, double probe_ms = 0);
   bool candidate_warm_on() const;
   bool collect_outputs(call_timing& t, worker_reply& r, bool probe);
   void time_probe(call_timing& t, double probe_ms, bool after_reference);
