@@ -9,8 +9,12 @@ namespace cudal1::judging {
 
 // Where a call goes: its arena and shift, chosen right after prepare, before
 // the pair's random order, so the probes and every call meet the same state.
+// Each call or probe on the other arena than the one before, with the other
+// sentinel pattern. (Until 2026-12-07 the count was the calls plus every
+// placement, which grows by two a call: after the probes every call landed on
+// one arena with one sentinel, found by an attack review.)
 void judgment_run::place_call(call_timing& t) {
-  int call = j_.calls + probe_count_++;
+  const int call = placements_++;
   t.arena = call % 2;
   t.shift = (rng_() % (layout_.arenas.max_shift / 256)) * 256;
   t.sentinel = call % 2;

@@ -314,7 +314,7 @@ class judgment_run {
   // lengthen only these, and a lengthened probe never lowers the bar.
   std::map<double, probe_series> probes_after_;
   bool candidate_opened_ = false;
-  int probe_count_ = 0;
+  int placements_ = 0;  // calls and probes placed so far (place_call)
   // The arena and shift of the last call staged (probe or call): where the
   // candidate's warm call runs, on inputs it has seen (warm_candidate).
   int last_staged_arena_ = -1;
