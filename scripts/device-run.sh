@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the tool library's `device`), over a copy of this
 # repository with the build folder carried: the GPU tests and a few judgments.
-# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability placement window cpu-placement headstart modelnew nvcc-split optimize optimize-bench queue competition)
+# Usage: scripts/device-run.sh [STEP...]  (steps: info examples hacks gpu-tests cpu-tests suites suite-bench check-bench bench stability placement window cpu-placement headstart modelnew warm-call nvcc-split optimize optimize-bench queue competition)
 set -u
 out=${OUT:-/tmp/cudal1-out}
 mkdir -p "$out"
@@ -68,6 +68,8 @@ for step in $steps; do
     cpu-placement) python3 bench/cpu_placement.py --save "$out/placement" ${PLACEMENT_ARGS:-} 2>&1 | tee "$out/placement.log"; tar czf "$out/placement.tgz" -C "$out" placement && rm -rf "$out/placement" ;;
     competition) python3 bench/competition_bench.py ${COMPETITION_ARGS:-} --save "$out" 2>&1 | tee "$out/competition-bench.log" ;;  # serve --competition with 3 CUDA submissions: the board's ranking beside cudal1 eval's
     modelnew) python3 bench/modelnew_bench.py ${MODELNEW_ARGS:-} --save "$out" 2>&1 | tee "$out/modelnew-bench.log" ;;
+    warm-call)  # the candidate's warm call off and on, interleaved (WARM_ARGS="--runs 4 --profiles ,p100us")
+      python3 bench/warm_call_bench.py ${WARM_ARGS:-} --save "$out/warm-call.jsonl" ${WARM_CANDIDATES:-examples/swish/cuda/modelnew_identical.py examples/swish/cuda/modelnew_correct.py examples/swish/cuda/correct.cu} 2>&1 | tee "$out/warm-call.log" ;;
     nvcc-split) python3 bench/nvcc_split_bench.py --runs ${NVCC_SPLIT_RUNS:-3} --save "$out" 2>&1 | tee "$out/nvcc-split-bench.log" ;;
   esac
 done
