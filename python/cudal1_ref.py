@@ -467,6 +467,10 @@ class Reference:
             return {"kind": "cuda_ipc", "handle": handle.hex(), "offset": 0, "bytes": self.exchange_bytes}
         with open(path, "w+b") as f:
             f.truncate(self.exchange_bytes)
+            # Its storage taken now, not at the first write of each page: a
+            # filesystem filled later (by a candidate, or anyone) cannot fail
+            # a stage's write with SIGBUS, which kills this process.
+            os.posix_fallocate(f.fileno(), 0, self.exchange_bytes)
             self.mapping = mmap.mmap(f.fileno(), self.exchange_bytes)
         self.exchange = torch.frombuffer(self.mapping, dtype=torch.uint8)
         return {"kind": "file", "path": path, "offset": 0, "bytes": self.exchange_bytes}

@@ -1,5 +1,6 @@
 #include "base/fs.h"
 
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,6 +69,21 @@ result<std::string> make_temp_dir(const std::string& prefix) {
 void remove_tree(const std::string& path) {
   std::error_code ec;
   fs::remove_all(path, ec);
+}
+
+std::string mount_bounded_tmpfs(const std::string& dir, uint64_t bytes, uint64_t files) {
+  if (geteuid() != 0) return "not root";
+  if (env_or("CUDAL1_SANDBOX_DISK", "1") == "0") return "CUDAL1_SANDBOX_DISK=0";
+  const std::string opts = "size=" + std::to_string(bytes) + ",nr_inodes=" + std::to_string(files) + ",mode=0700";
+  if (mount("cudal1-sandbox", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
+    return std::string("mount tmpfs: ") + std::strerror(errno);
+  return "";
+}
+
+void unmount_tmpfs(const std::string& dir) { umount2(dir.c_str(), MNT_DETACH); }
+
+std::string describe_bounded_tmpfs(uint64_t bytes, uint64_t files) {
+  return "own tmpfs of " + std::to_string(bytes >> 20) + " MiB and " + std::to_string(files) + " files";
 }
 
 std::string executable_dir() {

@@ -1,6 +1,7 @@
 // File and path helpers.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,17 @@ result<std::string> make_temp_dir(const std::string& prefix);
 
 /// Removes a directory tree; errors are ignored (used for scratch cleanup).
 void remove_tree(const std::string& path);
+
+/// Mounts a tmpfs of at most `bytes` and `files` on the (empty) folder, so
+/// that what is written there cannot fill the filesystem it sits on (root
+/// only; CUDAL1_SANDBOX_DISK=0 declines). Empty on success, else why not.
+std::string mount_bounded_tmpfs(const std::string& dir, uint64_t bytes, uint64_t files);
+
+/// Detaches such a mount (its contents go when the last process using it does).
+void unmount_tmpfs(const std::string& dir);
+
+/// "own tmpfs of N MiB and M files", as the sandbox check says it.
+std::string describe_bounded_tmpfs(uint64_t bytes, uint64_t files);
 
 /// The directory holding the running executable (from /proc/self/exe), so a
 /// relocated build or install finds its worker, headers and data beside it.

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -243,15 +244,15 @@ result<judgment> judgment_run::run() {
     if (auto s = await_reference(); !s) return s.err();
     end_phase("reference");
     go_on = load();
-    if (pending_error_) return *pending_error_;
+    if (pending_error_) return lost_reference_or(*pending_error_);
     end_phase("load");
   }
   if (go_on) {
     auto measured = measure();
-    if (!measured) return measured.err();
+    if (!measured) return lost_reference_or(measured.err());
     if (*measured) {
       auto finished = finish();
-      if (!finished) return finished.err();
+      if (!finished) return lost_reference_or(finished.err());
     }
   }
   // Both workers are ours to end now; a kill skips their exit handlers. Both
@@ -331,9 +332,14 @@ bool judgment_run::compile() {
     return false;
   // The worker loads its own copy, in its own folder: it may read nothing
   // of the compile cache.
+  // (A copy: the folder is a filesystem of its own, mount_sandbox_disk.)
   library_ = sandbox_dir_ + "/candidate.so";
-  if (std::rename(out->library_path.c_str(), library_.c_str()) != 0 || chmod(library_.c_str(), 0644) != 0)
-    return fail(verdict::compile_error, "cannot place the compiled library in the worker's folder: " + std::string(std::strerror(errno)));
+  std::error_code ec;
+  std::filesystem::copy_file(out->library_path, library_, std::filesystem::copy_options::overwrite_existing, ec);
+  if (!ec) std::filesystem::remove(out->library_path, ec);
+  if (ec || chmod(library_.c_str(), 0644) != 0)
+    return fail(verdict::compile_error, "cannot place the compiled library in the worker's folder: " +
+                                            (ec ? ec.message() : std::string(std::strerror(errno))));
   return true;
 }
 
@@ -437,6 +443,34 @@ result<judgment> run_guarded(const std::string& task_path, const std::string& ca
 result<judgment> judge_and_recheck(const std::string& task_path, const std::string& candidate_path,
                                    const judge_options& options, progress_sink& progress) {
   auto first = run_guarded(task_path, candidate_path, options, progress);
+  // A reference that failed once the candidate's code had run
+  // (lost_reference_or): judged again in fresh processes. Failing there too,
+  // with the candidate loaded, the rejection stands; a clean second
+  // judgment stands instead (a task that fails at random, or a neighbour's
+  // sabotage, taken for the candidate's once); a second that fails before
+  // the candidate loads is the task's error after all.
+  auto lost = [](const result<judgment>& j) {
+    return j && j->outcome == verdict::rejected &&
+           std::any_of(j->hacks.begin(), j->hacks.end(), [](const hack_evidence& h) { return h.cls == "reference_interference"; });
+  };
+  if (lost(first)) {
+    progress.phase("the reference failed after the candidate's code ran: judging again in fresh processes");
+    auto second = run_guarded(task_path, candidate_path, options, progress);
+    if (!second) return second;
+    if (lost(second)) {
+      first->checks.push_back({"reference_lost_again", false,
+                               "judged again in fresh processes, the reference failed again after the candidate's code ran: " +
+                                   second->message});
+      first->total_s += second->total_s;
+      return first;
+    }
+    say_first_build(*second, *first);
+    second->checks.push_back({"reference_lost_once", true,
+                              "a first judgment's reference failed after the candidate's code ran (" + first->message +
+                                  "); judged again in fresh processes, it did not"});
+    second->total_s += first->total_s;
+    first = std::move(second);
+  }
   // A clock disagreement is judged again in fresh processes: a forged clock
   // disagrees every time, an honest candidate whose judgment a busy machine
   // disturbed (the judge's wake-ups, seen on a 2-core VM) agrees the second time.

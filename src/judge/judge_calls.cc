@@ -118,6 +118,7 @@ bool judgment_run::load() {
   // the worker runs in the candidate's address space, which can blind it).
   outside_baseline_ = list_threads(worker_proc());
   outside_census_ = !outside_baseline_.empty();
+  candidate_code_ran_ = true;
   r = candidate_->request({{"op", "open"}, {"library", modelnew_ ? "./candidate.py" : "./candidate.so"}}, opt_.call_timeout_s + 30);
   if (r.what == worker_reply::kind::ok && outside_census_) {
     json started = outside_new_threads();
@@ -145,9 +146,9 @@ void judgment_run::record_sandbox(const json& sb) {
               pidns = layer("pid_namespace");
   process_filter_ = procs.rfind("threads only", 0) == 0;
   bool all = network.rfind("isolated", 0) == 0 && files.rfind("reads and writes only", 0) == 0 &&
-             user.rfind("uid", 0) == 0 && process_filter_ && pidns.rfind("own", 0) == 0;
+             user.rfind("uid", 0) == 0 && process_filter_ && pidns.rfind("own", 0) == 0 && sandbox_mounted_;
   add_check("sandbox", all, "network " + network + "; filesystem " + files + "; user " + user + "; processes " + procs +
-                                "; PID namespace " + pidns);
+                                "; PID namespace " + pidns + "; disk " + sandbox_disk_);
 }
 
 // The timed run, its inputs staged at its window's mark (and its outputs

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 
 #include "compile/python_build.h"
@@ -236,7 +237,30 @@ error judgment_run::reference_error(const std::string& doing, const worker_reply
     case worker_reply::kind::timeout: why = "no answer in time"; break;
     default: why = "the reference process ended (" + r.exit.describe() + ")\n" + reference_->log_tail(10); break;
   }
+  if (candidate_code_ran_) {
+    reference_lost_ = doing + " failed: " + why;
+    while (!reference_lost_->empty() && std::isspace(static_cast<unsigned char>(reference_lost_->back()))) reference_lost_->pop_back();
+  }
   return make_error("task " + j_.task_path + ": " + doing + " failed: " + why);
+}
+
+// The candidate cannot signal the reference (namespaces), but it shares a
+// machine with it: an attack review, 2026-12-07, filled the disk under the
+// reference's exchange and the reference died staging a call, a task error
+// without a verdict. Whatever the means (disk, memory, the GPU's memory or
+// time), a reference that fails once the candidate's code has run is never
+// the task's error on that evidence alone: the judgment is rejected, and
+// judge_and_recheck judges it again in fresh processes, where a task that
+// fails at random, or a neighbour's sabotage, shows as the fluke it is.
+result<judgment> judgment_run::lost_reference_or(error e) {
+  if (!reference_lost_) return e;
+  if (reference_) reference_->kill();
+  if (candidate_) candidate_->kill();
+  j_.speedup.reset();
+  reject("reference_interference", "the reference's process failed after the candidate's code ran (" + *reference_lost_ +
+                                       "): a shared resource exhausted or held (disk, memory, the GPU)");
+  j_.total_s = seconds_since(start_);
+  return j_;
 }
 
 status judgment_run::start_candidate() {
@@ -246,6 +270,7 @@ status judgment_run::start_candidate() {
   // its folder by its working directory, nothing else of the scratch.
   sandbox_dir_ = scratch_ + "/sandbox";
   if (auto s = make_dirs(sandbox_dir_); !s) return s;
+  mount_sandbox_disk();
   worker_spawn spawn;
   modelnew_ = std::filesystem::path(j_.candidate_path).extension() == ".py";
   if (modelnew_) {
@@ -267,7 +292,13 @@ status judgment_run::start_candidate() {
   // judge's environment: only what the worker and CUDA need.
   spawn.isolate = opt_.defenses && env_or("CUDAL1_NAMESPACES", "1") != "0";
   spawn.clean_env = true;
-  spawn.env = {"HOME=" + sandbox_dir_, "TMPDIR=" + sandbox_dir_};
+  // Its folder by a path it can walk: the scratch folder above it is the
+  // judge's (0700), so the folder's absolute path is closed to the worker's
+  // user where the judge is root, and a candidate that wrote a temporary file
+  // there (tempfile, $TMPDIR) failed (a false-rejection review, 2026-12-07).
+  // /proc/self/cwd leads to the folder without walking its parents.
+  const std::string own = sandbox_uid_ ? "/proc/self/cwd" : sandbox_dir_;
+  spawn.env = {"HOME=" + own, "TMPDIR=" + own};
   if (modelnew_) {
     // As its build's (compile/python_build.h): one candidate server forks both.
     for (const std::string& kv : modelnew_environment()) spawn.env.push_back(kv);
@@ -311,6 +342,30 @@ status judgment_run::start_candidate() {
   }
   j_.device = hello.body["device"];
   return ok_status();
+}
+
+// The per-file size limit (RLIMIT_FSIZE) bounds no folder: an attack review,
+// 2026-12-07, made files of 255 MB in the worker's folder until the
+// filesystem was full; the reference's next write into its sparse exchange
+// file there took SIGBUS, and the judgment ended without a verdict, blamed
+// on the task, as did an honest judgment running beside it. On a tmpfs of
+// its own the candidate fills only that. Mounted in the judge's namespace
+// (the candidate server's forked workers see it too); the worker's own
+// namespace keeps its copy until it ends.
+void judgment_run::mount_sandbox_disk() {
+  if (!opt_.defenses) {
+    sandbox_disk_ = "shared with the scratch folder (defenses off)";
+    return;
+  }
+  std::string why = mount_bounded_tmpfs(sandbox_dir_, kSandboxDiskBytes, kSandboxDiskFiles);
+  sandbox_mounted_ = why.empty();
+  sandbox_disk_ = sandbox_mounted_ ? describe_bounded_tmpfs(kSandboxDiskBytes, kSandboxDiskFiles)
+                                   : "shared with the scratch folder (no tmpfs of its own: " + why + ")";
+}
+
+void judgment_run::unmount_sandbox_disk() {
+  if (sandbox_mounted_) unmount_tmpfs(sandbox_dir_);
+  sandbox_mounted_ = false;
 }
 
 // A ModelNew worker forked by the candidate server, which imported torch

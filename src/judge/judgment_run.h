@@ -42,6 +42,11 @@ inline constexpr double kRefCallTimeoutS = 300;   // one reference call or check
 inline constexpr uint64_t kCpuFlushBytes = 64ull << 20;
 inline constexpr uint64_t kCudaFlushBytes = 256ull << 20;  // >= 2x the L2 of an H200 (60 MB) or B200 (126 MB)
 inline constexpr unsigned kSandboxUid = 65534;  // nobody: the candidate worker's user where the judge is root
+// The worker folder's own tmpfs (mount_sandbox_disk), in RAM only as it is
+// used: a ModelNew's build (at most 512 MiB, python_build.cc) and twice the
+// largest file the worker may write (its RLIMIT_FSIZE).
+inline constexpr uint64_t kSandboxDiskBytes = 1ull << 30;
+inline constexpr uint64_t kSandboxDiskFiles = 16384;
 inline constexpr unsigned kReferenceUid = 65533;  // an untrusted task's sealed reference: not the candidates' user
 inline constexpr int kWarmupProbes = 3;         // first calls of the worker's own, not kept (cold paths): one of each length
 inline constexpr int kOverheadProbes = 24;      // calls timed before the candidate loads, the worker's own: 8 of each length
@@ -93,6 +98,7 @@ class judgment_run {
   ~judgment_run() {
     if (reference_) reference_->kill();
     if (candidate_) candidate_->kill();
+    unmount_sandbox_disk();
     if (!scratch_.empty() && !opt_.keep_scratch) remove_tree(scratch_);
   }
   /// Kills both workers at once and leaves their reaping to the background.
@@ -122,6 +128,10 @@ class judgment_run {
   status await_reference();
   static json signature_of(const json& body);
   error reference_error(const std::string& doing, const worker_reply& r);
+  // Where the reference failed after the candidate's code ran: the
+  // judgment, rejected as reference_interference (judge_and_recheck judges
+  // it again in fresh processes before that stands); else e, the task's.
+  result<judgment> lost_reference_or(error e);
   // ---- start_candidate ---------------------------------------------------
   status start_candidate();
   bool fork_candidate(const worker_spawn& spawn);
@@ -134,6 +144,12 @@ class judgment_run {
   // ---- load -------------------------------------------------------------------
   bool load();
   void record_sandbox(const json& sb);
+  // The worker's folder on a tmpfs of its own, of bounded size (root only):
+  // what the candidate writes cannot fill the filesystem the judge, the
+  // reference's exchange and other judgments share. sandbox_disk_ says
+  // which holds, for the sandbox check.
+  void mount_sandbox_disk();
+  void unmount_sandbox_disk();
 
   // One call of the candidate, as the judge times it: the reference's
   // process stages the call's inputs in an arena of the exchange (a fresh
@@ -274,6 +290,8 @@ class judgment_run {
   judgment j_;
   std::mt19937_64 rng_;
   std::string scratch_, data_dir_, worker_exe_, library_;
+  bool sandbox_mounted_ = false;
+  std::string sandbox_disk_ = "?";
   std::vector<std::string> candidates_;
   size_t next_python_ = 0;
   std::string python_errors_;
@@ -314,6 +332,8 @@ class judgment_run {
   // lengthen only these, and a lengthened probe never lowers the bar.
   std::map<double, probe_series> probes_after_;
   bool candidate_opened_ = false;
+  bool candidate_code_ran_ = false;     // from the open request on: the candidate's code may have run
+  std::optional<std::string> reference_lost_;  // a reference failure after that (reference_error)
   int placements_ = 0;  // calls and probes placed so far (place_call)
   // The arena and shift of the last call staged (probe or call): where the
   // candidate's warm call runs, on inputs it has seen (warm_candidate).
