@@ -45,7 +45,7 @@ class compile_ahead {
  public:
   compile_ahead(const std::vector<bench_item>& items, const std::vector<bool>& wanted, const judge_options& opt,
                 const std::string& backend, int jobs, cpu_pins pinned)
-      : items_(items), state_(items.size(), kDone) {
+      : items_(items), state_(items.size(), kDone), profile_(opt.profile) {
     bool any_python = false;
     for (size_t i = 0; i < items.size(); ++i) {
       bool ours = native(items[i]) ? items[i].format == (backend == "cuda" ? "cuda" : "cpp") : items[i].format == "modelnew";
@@ -92,7 +92,7 @@ class compile_ahead {
         i = next_++;
         state_[i] = kCompiling;
       }
-      builder_->compile(items_[i].candidate_path, items_[i].format);
+      builder_->compile(items_[i].candidate_path, items_[i].format, items_[i].task_path, profile_);
       {
         std::lock_guard<std::mutex> lock(m_);
         state_[i] = kDone;
@@ -104,6 +104,7 @@ class compile_ahead {
   const std::vector<bench_item>& items_;
   std::unique_ptr<precompiler> builder_;
   std::vector<state_t> state_;
+  std::string profile_;  // the judgments' --profile, which a ModelNew's build key holds
   size_t next_ = 0;
   bool quit_ = false;
   std::mutex m_;

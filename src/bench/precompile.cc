@@ -32,7 +32,8 @@ precompiler::precompiler(const judge_options& options, const std::string& backen
   usable_ = true;
 }
 
-void precompiler::compile(const std::string& candidate_path, const std::string& format) const {
+void precompiler::compile(const std::string& candidate_path, const std::string& format, const std::string& task_path,
+                          const std::string& profile) const {
   if (!usable_) return;
   auto source = read_file(candidate_path);
   if (!source) return;
@@ -45,6 +46,8 @@ void precompiler::compile(const std::string& candidate_path, const std::string& 
       modelnew_build_request request = make_modelnew_request(*scratch + "/candidate.py", name, data_dir_, python_,
                                                              req_.cache_dir, arch_, opt_.defenses, opt_.compile_timeout_s);
       request.use_server = opt_.reference_server;
+      request.task_path = absolute_path(task_path);
+      request.profile = modelnew_build_profile(profile, req_.backend);
       (void)build_modelnew(request);
     }
   } else {

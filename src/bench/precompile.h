@@ -18,8 +18,12 @@ class precompiler {
   /// for (finds the interpreter now).
   precompiler(const judge_options& options, const std::string& backend, bool need_python);
   /// Compiles (or builds) the candidate file; failures are left for the
-  /// judgment to report. `format`: "cuda", "cpp" or "modelnew".
-  void compile(const std::string& candidate_path, const std::string& format) const;
+  /// judgment to report. `format`: "cuda", "cpp" or "modelnew". A ModelNew's
+  /// build also builds the model once with the task's init inputs, under the
+  /// judgment's size profile (`profile`: its --profile, empty for the
+  /// default), both part of the build's key.
+  void compile(const std::string& candidate_path, const std::string& format, const std::string& task_path,
+               const std::string& profile) const;
   bool usable() const { return usable_; }
 
  private:

@@ -51,6 +51,10 @@ modelnew_build_request make_modelnew_request(const std::string& source_path, con
   return req;
 }
 
+std::string modelnew_build_profile(const std::string& option, const std::string& backend) {
+  return !option.empty() ? option : backend == "cpu" ? "cpu" : "";
+}
+
 std::string pch_folder(const std::string& python) {
   if (env_or("CUDAL1_PCH", "1") == "0") return "";
   std::error_code ec;
@@ -66,6 +70,12 @@ std::string pch_folder(const std::string& python) {
 }
 
 namespace {
+
+// The build folder's own tmpfs (RAM only as used: CUDA objects and nvcc's
+// intermediate files), and what of it may go into the cache.
+constexpr uint64_t kBuildDiskBytes = 2ull << 30;
+constexpr uint64_t kBuildDiskFiles = 65536;
+constexpr uint64_t kBuildOutputBytes = 512ull << 20;
 
 // The -O and -std flags a variant is made with, as the build reported them;
 // only the usual ones pass (the maker runs outside any sandbox).
@@ -149,6 +159,11 @@ std::string read_build_notes(const modelnew_build_request& req, const std::strin
       }
     }
   }
+  // ModelNew made once in the build (build_model): said only where it failed
+  // (its __init__'s extensions, if any, were then not all built).
+  if (b.contains("model_built") && b["model_built"].is_string() && b["model_built"].get<std::string>().rfind("failed", 0) == 0)
+    notes += std::string(notes.empty() ? "" : "; ") + "ModelNew(*get_init_inputs()) in the build " +
+             b["model_built"].get<std::string>();
   if (b.contains("cuda_headers") && b["cuda_headers"].is_array()) {
     int light = 0, full = 0;
     for (const auto& h : b["cuda_headers"]) (h == "types" ? light : full)++;
@@ -199,8 +214,15 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   const std::string nvcc_driver = std::filesystem::path(req.script).parent_path().string() + "/cudal1_nvcc.py";
   auto driver = read_file(nvcc_driver);
   const char* split = std::getenv("CUDAL1_NVCC_SPLIT");
+  std::string task_source;
+  if (!req.task_path.empty()) {
+    auto task = read_file(req.task_path);
+    if (!task) return task.err();
+    task_source = *task;
+  }
   for (const std::string& part : {*source, req.python, req.arch, *script, driver ? *driver : std::string("no driver"),
-                                  std::string(split && std::string(split) == "0" ? "split=0" : "split")})
+                                  std::string(split && std::string(split) == "0" ? "split=0" : "split"), task_source,
+                                  req.profile})
     h.update(part + '\0');
   out.key = h.hex_digest();
   std::string root = req.cache_dir + "/modelnew";
@@ -218,16 +240,36 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   auto made = make_temp_dir("cudal1-build");
   if (!made) return made.err();
   std::string work = *made;
+  // On a tmpfs of its own where the judge is root: the candidate's code runs
+  // in the build (its import), and what it writes cannot fill the
+  // filesystem other judgments share (an attack review filled the worker's
+  // folder that way, 2026-12-07; mount_sandbox_disk). Unmounted as the folder
+  // is removed, on every path out.
+  const bool bounded = req.sandbox_uid && mount_bounded_tmpfs(work, kBuildDiskBytes, kBuildDiskFiles).empty();
+  struct unmount_on_exit {
+    bool on;
+    std::string dir;
+    ~unmount_on_exit() {
+      if (on) {
+        unmount_tmpfs(dir);
+        remove_tree(dir);
+      }
+    }
+  } unmount_guard{bounded, work};
   if (req.sandbox_uid && chown(work.c_str(), req.sandbox_uid, req.sandbox_uid) != 0)
     return make_error("cannot hand the build folder to the sandbox's user: " + work);
   std::string candidate = work + "/candidate.py";
   if (auto s = write_file_atomic(candidate, *source); !s) return s.err();
+  const std::string task_copy = work + "/task.py";
+  if (!req.task_path.empty())
+    if (auto s = write_file_atomic(task_copy, task_source); !s) return s.err();
 
   worker_spawn spawn;
   spawn.argv = {req.python, "-u", req.script, "--build", candidate, "--out", work, "--seal", req.seal_library};
   if (req.sandbox_uid) spawn.argv.insert(spawn.argv.end(), {"--sandbox-uid", std::to_string(req.sandbox_uid)});
   if (!req.arch.empty()) spawn.argv.insert(spawn.argv.end(), {"--arch", req.arch});
   if (!req.pch_dir.empty()) spawn.argv.insert(spawn.argv.end(), {"--pch", req.pch_dir});
+  if (!req.task_path.empty()) spawn.argv.insert(spawn.argv.end(), {"--task", task_copy, "--profile", req.profile});
   spawn.log_path = work + "/build.log";
   spawn.working_dir = work;
   spawn.isolate = req.isolate;
@@ -301,6 +343,7 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
                  "started afresh: the candidate server's fork ended before it reached the candidate";
   remove_tree(work + "/tmp");
   std::filesystem::remove(candidate);
+  std::filesystem::remove(task_copy);
   std::error_code ec;
   // The build is the candidate's: only folders and plain files leave it (a
   // link would have the judge, as root, copy what it points at).
@@ -311,6 +354,17 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
       remove_tree(work);
       return out;
     }
+  }
+  // What goes into the cache is bounded too (the tmpfs bounds only the
+  // build's own time): an honest build leaves a few megabytes.
+  uint64_t left_bytes = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(work, ec))
+    if (e.is_regular_file(ec)) left_bytes += e.file_size(ec);
+  if (left_bytes > kBuildOutputBytes) {
+    out.diagnostics = "the build left " + std::to_string(left_bytes >> 20) + " MiB in its folder, more than " +
+                      std::to_string(kBuildOutputBytes >> 20) + " MiB: not kept";
+    remove_tree(work);
+    return out;
   }
   // Into the cache: a copy beside the final name, then a rename, so a
   // concurrent judge sees the whole build or none.

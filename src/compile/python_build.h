@@ -31,7 +31,16 @@ struct modelnew_build_request {
   /// Where precompiled <torch/extension.h> headers for this Python live
   /// (pch_folder()); empty: none used or made.
   std::string pch_dir;
+  /// The task and size profile ModelNew is built with once in the build
+  /// (its __init__'s load_inline calls are built too); both join the key.
+  std::string task_path;
+  std::string profile;
 };
+
+/// The size profile a ModelNew's build builds the model under: the
+/// judgment's --profile, else "cpu" on the CPU backend (as the reference
+/// takes it), else the task's own sizes ("").
+std::string modelnew_build_profile(const std::string& option, const std::string& backend);
 
 /// The folder of precompiled <torch/extension.h> headers for `python`:
 /// TMP/cudal1-pch-UID/HASH, one subfolder per -O/-std variant. Readable by

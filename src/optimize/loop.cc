@@ -565,7 +565,7 @@ class optimizer {
           std::lock_guard<std::mutex> lock(m_);
           judge_idle = judge_queue_.empty() && !judging_now_;
         }
-        if (!judge_idle) builder.compile(p.code_path, ts.format);
+        if (!judge_idle) builder.compile(p.code_path, ts.format, ts.task.path, opt_.judge.profile);
       }
       {
         std::lock_guard<std::mutex> lock(m_);

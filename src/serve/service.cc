@@ -216,7 +216,8 @@ void judge_service::compile_loop() {
   for (;;) {
     std::shared_ptr<job> j = take(to_compile_, "compiling", counters_.compiling);
     if (!j) return;
-    builder_->compile(j->code_path, j->req.format);  // failures are the judgment's to report
+    builder_->compile(j->code_path, j->req.format, j->req.task_path,  // failures are the judgment's to report
+                      with_job_options(opt_.judge, j->req.options).profile);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       j->state = "queued";
