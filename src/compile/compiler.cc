@@ -43,10 +43,10 @@ std::vector<std::string> compiler_command(const compile_request& req, const std:
     std::string cc = std::to_string(req.cc_major) + std::to_string(req.cc_minor);
     // Hopper's wgmma and setmaxnreg need the arch-specific 90a target.
     if (cc == "90") cc = "90a";
-    cmd.insert(cmd.end(), {"-O3", "-std=c++17", "-shared", "-Xcompiler", "-fPIC", "-lineinfo",
+    cmd.insert(cmd.end(), {"-O3", "-std=c++20", "-shared", "-Xcompiler", "-fPIC", "-lineinfo",
                            "-gencode=arch=compute_" + cc + ",code=sm_" + cc});
   } else {
-    cmd.insert(cmd.end(), {"-O3", "-march=native", "-std=c++17", "-shared", "-fPIC"});
+    cmd.insert(cmd.end(), {"-O3", "-march=native", "-std=c++20", "-shared", "-fPIC"});
   }
   cmd.insert(cmd.end(), {"-I" + req.include_dir, req.source_path, "-o", output_path});
   return cmd;
