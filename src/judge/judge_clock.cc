@@ -454,7 +454,7 @@ void judgment_run::charge_work_outside_window() {
 // calls' against the probes' of a like span (probe_slack_for_span: a longer
 // call's slack is longer). It agrees where the candidate's median exceeds
 // the probes' by at most two standard errors of the medians' difference (at
-// least kSlackFloorMs): a window shaved by a fixed amount shifts the median
+// least kSlackFloorMs, kCudaSlackFloorMs on CUDA): a window shaved by a fixed amount shifts the median
 // by that amount, however far inside one call's noise it is (an attack
 // review, 2026-12-06: a native kernel's 0.1 ms window shaved by 20 us passed
 // four of the probes' standard deviations, pooled over every probe length,
@@ -478,7 +478,7 @@ json judgment_run::window_slack_check(double window_ms) const {
   if (probes.size() < kMinClockCalls) return {{"measured", false}};
   const double probe_median = summarize_samples(probes).median_ms;
   const double probe_sigma = robust_sigma(probes);
-  const median_shift shift = shift_of(probes, cand, probe_median, kSlackFloorMs);
+  const median_shift shift = shift_of(probes, cand, probe_median, j_.backend == "cuda" ? kCudaSlackFloorMs : kSlackFloorMs);
   const double cand_median = shift.candidate_median_ms, tolerance = shift.tolerance_ms;
   const double cand_sigma = robust_sigma(cand);
   const bool agrees = shift.excess_ms <= 0;
