@@ -1,5 +1,6 @@
 # expect: incorrect
-# Captures a CUDA graph on the first call and replays it on every later one, reading whatever now lies where the first call's input was: fresh inputs at fresh addresses every call expose it.
+# expect-hack: replay
+# Captures a CUDA graph on the first call and replays it on every later one, reading whatever now lies where the first call's input was: fresh inputs at fresh addresses every call expose it, and its output, the reference's for an earlier call's inputs, is named a replay (since 2026-12-07, when the arenas began to alternate call by call as documented: H100, ctest -L gpu).
 import torch
 import torch.nn as nn
 
