@@ -7,7 +7,8 @@
 #     candidate judged at the same time on the same filesystem is correct too;
 #  2. without it (CUDAL1_SANDBOX_DISK=0, as where the judge is not root), the
 #     reference dies staging a call: rejected as reference_interference, after
-#     a second judgment in fresh processes that failed the same way.
+#     a second judgment in fresh processes that failed the same way;
+#  0. a bounded folder a killed judge left mounted is swept by the next judge.
 # The judgments' scratch folders go on a 96 MiB tmpfs of this test's (root).
 # Usage: disk_fill.sh CUDAL1 SWISH_EXAMPLE_DIR
 set -euo pipefail
@@ -38,6 +39,13 @@ print(" | ".join(words))
 PY
 }
 
+# 0. A bounded folder a killed judge left mounted (its source names the
+#    judge's PID, now gone) is swept by the next judge that mounts one.
+sh -c 'exit 0' & gone=$!
+wait $gone
+mkdir "$tmp/fs/cudal1-stale" "$tmp/fs/cudal1-stale/sandbox"
+mount -t tmpfs -o size=1m "cudal1-sandbox-$gone" "$tmp/fs/cudal1-stale/sandbox"
+
 # 1. Its own tmpfs: the attack and an honest judgment side by side.
 judge "$tmp/attack.json" hack_disk_fill.cpp & attack=$!
 sleep 1
@@ -50,7 +58,10 @@ got=$(summary "$tmp/honest.json")
 [ "$got" = correct ] || fail "correct.cpp beside the attack: $got"
 used=$(df --output=used -k "$tmp/fs" | tail -1 | tr -d ' ')
 [ "$used" -lt 8192 ] || fail "the shared filesystem holds $used KiB after the judgments"
-echo "own tmpfs: the attack correct (no gain), the honest judgment beside it correct"
+if grep -q "cudal1-sandbox-$gone " /proc/self/mountinfo || [ -e "$tmp/fs/cudal1-stale/sandbox" ]; then
+  fail "a dead judge's bounded folder was not swept"
+fi
+echo "own tmpfs: the attack correct (no gain), the honest judgment beside it correct; a dead judge's mount swept"
 
 # 2. No tmpfs of its own: the reference dies; the candidate is blamed, not the task.
 judge "$tmp/shared.json" hack_disk_fill.cpp CUDAL1_SANDBOX_DISK=0

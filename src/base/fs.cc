@@ -1,5 +1,6 @@
 #include "base/fs.h"
 
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <vector>
 #include <fstream>
 #include <sstream>
 
@@ -71,11 +74,46 @@ void remove_tree(const std::string& path) {
   fs::remove_all(path, ec);
 }
 
+namespace {
+
+constexpr const char* kTmpfsSource = "cudal1-sandbox-";  // then the PID of the judge that mounted it
+
+// The mounts of judges that are gone (killed before they could unmount:
+// SIGKILL, the OOM killer), detached and their folders removed. Once per
+// process, before its first mount.
+void sweep_stale_tmpfs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::ifstream in("/proc/self/mountinfo");
+    std::string line;
+    std::vector<std::string> stale;
+    while (std::getline(in, line)) {
+      // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [TAGS...] - FSTYPE SOURCE SUPER
+      std::istringstream f(line);
+      std::string id, parent, dev, root, point, word, fstype, source;
+      f >> id >> parent >> dev >> root >> point;
+      while (f >> word && word != "-") {
+      }
+      f >> fstype >> source;
+      if (fstype != "tmpfs" || source.rfind(kTmpfsSource, 0) != 0) continue;
+      const long pid = std::strtol(source.c_str() + std::strlen(kTmpfsSource), nullptr, 10);
+      if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) stale.push_back(point);
+    }
+    for (const auto& point : stale) {
+      if (umount2(point.c_str(), MNT_DETACH) == 0) remove_tree(point);
+    }
+  });
+}
+
+}  // namespace
+
 std::string mount_bounded_tmpfs(const std::string& dir, uint64_t bytes, uint64_t files) {
   if (geteuid() != 0) return "not root";
   if (env_or("CUDAL1_SANDBOX_DISK", "1") == "0") return "CUDAL1_SANDBOX_DISK=0";
+  sweep_stale_tmpfs();
   const std::string opts = "size=" + std::to_string(bytes) + ",nr_inodes=" + std::to_string(files) + ",mode=0700";
-  if (mount("cudal1-sandbox", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
+  const std::string source = kTmpfsSource + std::to_string(getpid());
+  if (mount(source.c_str(), dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, opts.c_str()) != 0)
     return std::string("mount tmpfs: ") + std::strerror(errno);
   return "";
 }

@@ -64,7 +64,7 @@ CUDAL1_EXPORT int cudal1_seal(const char* own_dir, const char* extra_reads, int 
     sb["user"] = why.empty() ? "uid " + std::to_string(uid) + ", no capabilities" : "not dropped: " + why;
     if (forbid) {
       std::string no_spawn = cudal1::forbid_processes();
-      sb["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied; CPU affinity fixed)"
+      sb["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied; memfds and System V shared memory denied; CPU affinity fixed)"
                                          : "not restricted: " + no_spawn;
     } else {
       sb["processes"] = "not restricted (a build may start compilers)";

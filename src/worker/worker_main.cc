@@ -146,7 +146,7 @@ class worker {
       why = sandbox_uid_ ? drop_privileges(sandbox_uid_) : "no unprivileged user given (the judge is not root)";
       sandbox["user"] = why.empty() ? "uid " + std::to_string(sandbox_uid_) + ", no capabilities" : "not dropped: " + why;
       std::string no_spawn = forbid_processes();
-      sandbox["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied; CPU affinity fixed)"
+      sandbox["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied; memfds and System V shared memory denied; CPU affinity fixed)"
                                               : "not restricted: " + no_spawn;
     } else {
       for (const char* layer : {"filesystem", "user", "processes"}) sandbox[layer] = "not restricted (CUDAL1_SANDBOX=0)";
