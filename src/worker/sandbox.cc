@@ -106,7 +106,7 @@ sock_filter load_arg(int i) {
 
 }  // namespace
 
-std::string forbid_processes() {
+std::string forbid_processes(bool bound_memory) {
 #if defined(__x86_64__)
   struct sigaction sa {};
   sa.sa_sigaction = on_sigsys;
@@ -152,16 +152,21 @@ std::string forbid_processes() {
   for (long nr : {long(SYS_tkill), long(SYS_ptrace), long(SYS_process_vm_readv), long(SYS_process_vm_writev),
                   long(SYS_pidfd_getfd), long(SYS_pidfd_send_signal), long(SYS_kcmp), long(SYS_userfaultfd)})
     add_block(f, nr, {eperm});
-  // No memory held outside the worker's bounds: a memfd's or a System V
-  // segment's pages count in no address-space limit until mapped, nor in the
-  // folder's tmpfs (an attack review, 2026-12-07: memfds of 250 MiB each, up
-  // to the open-file limit, held 2 GiB beside an honest kernel, and in a
+  // No memory held outside the worker's bounds (bound_memory: the CPU
+  // backend, whose worker has an address-space limit): a memfd's or a System
+  // V segment's pages count in no address-space limit until mapped, nor in
+  // the folder's tmpfs (an attack review, 2026-12-07: memfds of 250 MiB each,
+  // up to the open-file limit, held 2 GiB beside an honest kernel, and in a
   // memory-capped group the OOM killer took an honest judgment beside it
-  // instead, 3 of 3). Refused, not recorded: nothing honest needs them here.
-  for (long nr : {long(SYS_memfd_create), long(SYS_shmget)}) add_block(f, nr, {eperm});
+  // instead, 3 of 3). Refused, not recorded: nothing honest needs them there.
+  // Not on CUDA: the driver itself makes memfds (NVIDIA/OpenShell#1696), and
+  // a CUDA worker has no address-space limit to get around.
+  if (bound_memory) {
+    for (long nr : {long(SYS_memfd_create), long(SYS_shmget)}) add_block(f, nr, {eperm});
 #ifdef SYS_memfd_secret
-  add_block(f, SYS_memfd_secret, {eperm});
+    add_block(f, SYS_memfd_secret, {eperm});
 #endif
+  }
   // New namespaces (unshare, clone's CLONE_NEW* flags) and joining others
   // (setns): as a user namespace's root the candidate could set up what the
   // sandbox took away, or hand the kernel work that runs outside its

@@ -51,7 +51,9 @@ int exec_sandboxed(int argc, char** argv);
 /// others (setns), and any system call of another ABI (i386, x32), whose
 /// numbers the filter's do not cover. Each attempt fails with EPERM and is
 /// recorded for take_attempts(). Returns "" on success, else why not.
-std::string forbid_processes();
+/// `bound_memory` (the CPU backend): memfd_create, shmget and memfd_secret
+/// refused too (EPERM), whose pages no address-space limit counts.
+std::string forbid_processes(bool bound_memory);
 
 struct forbidden_attempts {
   std::vector<std::string> processes;      // calls that start a process

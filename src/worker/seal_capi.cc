@@ -63,8 +63,8 @@ CUDAL1_EXPORT int cudal1_seal(const char* own_dir, const char* extra_reads, int 
     why = uid ? cudal1::drop_privileges(uid) : "no unprivileged user given (the judge is not root)";
     sb["user"] = why.empty() ? "uid " + std::to_string(uid) + ", no capabilities" : "not dropped: " + why;
     if (forbid) {
-      std::string no_spawn = cudal1::forbid_processes();
-      sb["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied; memfds and System V shared memory denied; CPU affinity fixed)"
+      std::string no_spawn = cudal1::forbid_processes(gpu == 0);
+      sb["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied; " + std::string(gpu == 0 ? "memfds and System V shared memory denied; " : "") + "CPU affinity fixed)"
                                          : "not restricted: " + no_spawn;
     } else {
       sb["processes"] = "not restricted (a build may start compilers)";

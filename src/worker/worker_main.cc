@@ -145,8 +145,9 @@ class worker {
       sandbox["filesystem"] = why.empty() ? "reads and writes only in the scratch folder and the system's files" : "not restricted: " + why;
       why = sandbox_uid_ ? drop_privileges(sandbox_uid_) : "no unprivileged user given (the judge is not root)";
       sandbox["user"] = why.empty() ? "uid " + std::to_string(sandbox_uid_) + ", no capabilities" : "not dropped: " + why;
-      std::string no_spawn = forbid_processes();
-      sandbox["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied; memfds and System V shared memory denied; CPU affinity fixed)"
+      const bool bound_memory = dev_->facts().backend == "cpu";
+      std::string no_spawn = forbid_processes(bound_memory);
+      sandbox["processes"] = no_spawn.empty() ? "threads only (fork, exec and process clones denied; timers and signal-driven I/O denied; " + std::string(bound_memory ? "memfds and System V shared memory denied; " : "") + "CPU affinity fixed)"
                                               : "not restricted: " + no_spawn;
     } else {
       for (const char* layer : {"filesystem", "user", "processes"}) sandbox[layer] = "not restricted (CUDAL1_SANDBOX=0)";
