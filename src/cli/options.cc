@@ -82,7 +82,8 @@ judge options:
                             R,C: the reference on R, the candidate on C
                             (default auto: on CUDA both on the last CPU cudal1
                             may use, on the CPU backend none)
-  --keep-scratch            keep the judgment's scratch folder (logs)
+  --keep-scratch            keep the judgment's scratch folder (logs; the
+                            worker's own folder, a tmpfs, copied to sandbox.kept)
   --no-ref-server           start the reference's Python afresh (pays torch's
                             import every time) instead of forking it from the
                             reference server, a background Python that keeps

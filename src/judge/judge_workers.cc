@@ -364,7 +364,13 @@ void judgment_run::mount_sandbox_disk() {
 }
 
 void judgment_run::unmount_sandbox_disk() {
-  if (sandbox_mounted_) unmount_tmpfs(sandbox_dir_);
+  if (!sandbox_mounted_) return;
+  if (opt_.keep_scratch) {  // what the worker left there, kept beside it (the tmpfs goes with the mount)
+    std::error_code ec;
+    std::filesystem::copy(sandbox_dir_, scratch_ + "/sandbox.kept",
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::skip_symlinks, ec);
+  }
+  unmount_tmpfs(sandbox_dir_);
   sandbox_mounted_ = false;
 }
 
