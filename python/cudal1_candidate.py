@@ -446,8 +446,9 @@ BUILD_STARTED = "candidate-started"
 
 
 def build_model(module, task_path, profile, notes):
-    """ModelNew(*get_init_inputs()) once, with the task's size profile, so
-    that what its __init__ builds with load_inline or load is built too: the
+    """ModelNew(*get_init_inputs()) once, with the task's size profile, and
+    one forward on get_inputs(), so that what its __init__ or its first call
+    builds with load_inline or load is built too: the
     run compiles nothing (a false-rejection review, 2026-12-07: a ModelNew
     that built its kernel in __init__ failed). On the meta device where torch
     has it, so parameters take no memory. Best effort: a failure here is the
@@ -466,8 +467,15 @@ def build_model(module, task_path, profile, notes):
         init = list(task.get_init_inputs())
         meta = hasattr(torch.device("meta"), "__enter__")
         with torch.no_grad(), (torch.device("meta") if meta else contextlib.nullcontext()):
-            module.ModelNew(*init)
-        notes["model_built"] = "on the meta device" if meta else True
+            model = module.ModelNew(*init)
+            notes["model_built"] = "on the meta device" if meta else True
+            # And one forward, for a load_inline made on the first call: on
+            # meta tensors the extension's own call fails after it is built,
+            # which is all this is for.
+            try:
+                model(*task.get_inputs())
+            except BaseException:  # noqa: B902
+                pass
     except BaseException as e:  # noqa: B902 - the candidate's __init__ may raise anything
         notes["model_built"] = f"failed: {type(e).__name__}: {str(e)[:200]}"
     notes["model_s"] = round(time.perf_counter() - began, 3)
