@@ -445,7 +445,7 @@ def import_candidate(path):
 BUILD_STARTED = "candidate-started"
 
 
-def build_model(module, task_path, profile, notes):
+def build_model(module, task_path, profile, notes, manifest):
     """ModelNew(*get_init_inputs()) once, with the task's size profile, and
     one forward on get_inputs(), so that what its __init__ or its first call
     builds with load_inline or load is built too: the
@@ -468,17 +468,76 @@ def build_model(module, task_path, profile, notes):
         meta = hasattr(torch.device("meta"), "__enter__")
         with torch.no_grad(), (torch.device("meta") if meta else contextlib.nullcontext()):
             model = module.ModelNew(*init)
-            notes["model_built"] = "on the meta device" if meta else True
-            # And one forward, for a load_inline made on the first call: on
-            # meta tensors the extension's own call fails after it is built,
-            # which is all this is for.
-            try:
-                model(*task.get_inputs())
-            except BaseException:  # noqa: B902
-                pass
+        notes["model_built"] = "on the meta device" if meta else True
+        if extensions_in(source_of(module)):
+            first_call(model, task, meta, manifest, notes)
     except BaseException as e:  # noqa: B902 - the candidate's __init__ may raise anything
         notes["model_built"] = f"failed: {type(e).__name__}: {str(e)[:200]}"
     notes["model_s"] = round(time.perf_counter() - began, 3)
+
+
+def extensions_in(source):
+    """Whether the candidate's source builds extensions at all (the only
+    reason to call its forward in the build)."""
+    return "cpp_extension" in source or "load_inline" in source
+
+
+def source_of(module):
+    try:
+        with open(module.__file__, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except (OSError, AttributeError, TypeError):
+        return ""
+
+
+FIRST_CALL_TIMEOUT_S = 60
+
+
+def first_call(model, task, meta, manifest, notes):
+    """One forward on get_inputs(), for a load_inline made on the first call,
+    in a child process: the extension's own call may crash or hang (on meta
+    tensors it has no data), and whatever the call does, only the child pays
+    for it. The child sends back what it built; the build goes on either way."""
+    import torch
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: the protocol's descriptors are not its to write
+        os.close(r)
+        for fd in (3, 4):
+            if fd != w:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        before = set(manifest)
+        try:
+            with torch.no_grad(), (torch.device("meta") if meta else contextlib.nullcontext()):
+                model(*task.get_inputs())
+        except BaseException:  # noqa: B902 - the extension's own call fails on meta tensors
+            pass
+        try:
+            os.write(w, json.dumps({k: v for k, v in manifest.items() if k not in before}).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    chunks, deadline = [], time.monotonic() + FIRST_CALL_TIMEOUT_S
+    import select
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([r], [], [], left)[0]:
+            os.kill(pid, 9)
+            notes["first_call"] = f"no end within {FIRST_CALL_TIMEOUT_S} s"
+            break
+        chunk = os.read(r, 1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(r)
+    os.waitpid(pid, 0)
+    try:
+        manifest.update(json.loads(b"".join(chunks) or b"{}"))
+    except ValueError:
+        notes["first_call"] = "its report could not be read"
 
 
 def build_main(a):
@@ -519,7 +578,7 @@ def build_main(a):
         sys.stderr.write("".join(traceback.format_exception(type(e), e, e.__traceback__)[-12:]))
         return 1
     if a.task:
-        build_model(module, a.task, a.profile, notes)
+        build_model(module, a.task, a.profile, notes, manifest)
     with open(os.path.join(out, "manifest.json"), "w") as f:
         json.dump({"extensions": manifest, "sandbox": dict(layers, **net), "build": notes}, f)
     return 0
