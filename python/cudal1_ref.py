@@ -229,8 +229,16 @@ class Reference:
         self.dtypes = {name: dtype for dtype, name in self.names.items()}
         args = self.generate(msg["seed"] + 1)
         self.arg_specs = [self.spec(f"arg{i}", t) for i, t in enumerate(args)]
-        outs = as_output_list(self.model(*clone_args(args)))
+        first = clone_args(args)
+        outs = as_output_list(self.model(*first))
         self.out_specs = [self.spec(f"out{i}", t) for i, t in enumerate(outs)]
+        # Inputs the reference's own forward writes (an in-place op on its
+        # argument): a candidate may write them too. KernelBench accepts a
+        # ModelNew that is such a reference's own forward; checked, it was
+        # incorrect here, input_modification (a false-rejection review,
+        # 2026-12-07).
+        self.reference_writes = {spec["name"] for spec, a, b in zip(self.arg_specs, args, first)
+                                 if isinstance(a, torch.Tensor) and not bitwise_equal(a, b)}
         state = list(self.model.state_dict().items())
         self.param_values = [t.detach().contiguous().clone() for _, t in state]
         step("first_forward")
@@ -889,7 +897,8 @@ class Reference:
         """The names of the inputs whose arena copy differs from the call's
         pristine values."""
         return [spec["name"] for spec, v in zip(self.arg_specs, self.pristine)
-                if not bitwise_equal(self.view(spec, at), as_tensor_arg(v, spec["name"]).to(self.device))]
+                if spec["name"] not in self.reference_writes
+                and not bitwise_equal(self.view(spec, at), as_tensor_arg(v, spec["name"]).to(self.device))]
 
     def fit_lower_precision(self, figures, cand, ref):
         """For a failing fp32 output: per looser policy, the fraction of its
