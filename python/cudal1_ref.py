@@ -1186,7 +1186,28 @@ def start_forked_reference(request, fds, conn, judge_pid):
     os.setpgid(0, 0)  # its own group, killed whole by the judge
     conn.sendall(f"{os.getpid()}\n".encode())
     cudal1_forkserver.become_worker(fds, request.get("env", {}))
+    watch_judge(judge_pid)
     return serve_requests(os.fdopen(3, "r"), os.fdopen(4, "w"))
+
+
+def watch_judge(judge_pid):
+    """A forked reference is not the judge's child: where the judge dies
+    while it works (a SIGTERM during a long copy), nothing told it, and a
+    false-rejection review, 2026-12-07, found one still copying five minutes
+    on. A thread waits on the judge's pidfd and ends the worker's group."""
+    import select
+    import signal
+    import threading
+    try:
+        judge = os.pidfd_open(judge_pid)
+    except (OSError, AttributeError):
+        return
+
+    def wait():
+        select.select([judge], [], [])
+        os.killpg(0, signal.SIGKILL)
+
+    threading.Thread(target=wait, name="cudal1-judge-watch", daemon=True).start()
 
 
 if __name__ == "__main__":
