@@ -1194,7 +1194,8 @@ def watch_judge(judge_pid):
     """A forked reference is not the judge's child: where the judge dies
     while it works (a SIGTERM during a long copy), nothing told it, and a
     false-rejection review, 2026-12-07, found one still copying five minutes
-    on. A thread waits on the judge's pidfd and ends the worker's group."""
+    on. A thread waits on the judge's pidfd and ends the worker (it starts no
+    processes of its own)."""
     import select
     import signal
     import threading
@@ -1205,7 +1206,7 @@ def watch_judge(judge_pid):
 
     def wait():
         select.select([judge], [], [])
-        os.killpg(0, signal.SIGKILL)
+        os.kill(os.getpid(), signal.SIGKILL)  # itself: a sealed reference may signal nothing else
 
     threading.Thread(target=wait, name="cudal1-judge-watch", daemon=True).start()
 
