@@ -453,17 +453,12 @@ def build_model(module, task_path, profile, notes, manifest):
     that built its kernel in __init__ failed). On the meta device where torch
     has it, so parameters take no memory. Best effort: a failure here is the
     run's to report, where ModelNew is built again for real."""
-    import types
     import torch
+    import cudal1_ref  # its task loading and size profiles, as the reference's own (torch-free to import)
     began = time.perf_counter()
     try:
-        with open(task_path, "rb") as f:
-            source = f.read()
-        task = types.ModuleType("cudal1_build_task")
-        task.__file__ = task_path
-        exec(compile(source, os.path.basename(task_path), "exec"), task.__dict__)
-        for key, value in ((getattr(task, "cudal1_profiles", {}) or {}).get(profile) or {}).items():
-            setattr(task, key, value)
+        task = cudal1_ref.load_task_module(task_path)
+        cudal1_ref.apply_profile(task, profile, False)
         init = list(task.get_init_inputs())
         meta = hasattr(torch.device("meta"), "__enter__")
         with torch.no_grad(), (torch.device("meta") if meta else contextlib.nullcontext()):

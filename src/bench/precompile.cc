@@ -43,11 +43,10 @@ void precompiler::compile(const std::string& candidate_path, const std::string& 
   if (format == "modelnew") {
     // The same request the judgment makes, so it finds this build.
     if (!python_.empty() && write_file_atomic(*scratch + "/candidate.py", *source)) {
-      modelnew_build_request request = make_modelnew_request(*scratch + "/candidate.py", name, data_dir_, python_,
-                                                             req_.cache_dir, arch_, opt_.defenses, opt_.compile_timeout_s);
+      modelnew_build_request request =
+          make_modelnew_request(*scratch + "/candidate.py", name, data_dir_, python_, req_.cache_dir, arch_,
+                                opt_.defenses, opt_.compile_timeout_s, task_path, profile);
       request.use_server = opt_.reference_server;
-      request.task_path = absolute_path(task_path);
-      request.profile = modelnew_build_profile(profile, req_.backend);
       (void)build_modelnew(request);
     }
   } else {

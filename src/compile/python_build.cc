@@ -33,7 +33,8 @@ std::vector<std::string> modelnew_environment() {
 modelnew_build_request make_modelnew_request(const std::string& source_path, const std::string& display_name,
                                              const std::string& data_dir, const std::string& python,
                                              const std::string& cache_dir, const std::string& arch, bool sandboxed,
-                                             double timeout_s) {
+                                             double timeout_s, const std::string& task_path,
+                                             const std::string& profile_option) {
   modelnew_build_request req;
   req.source_path = source_path;
   req.display_name = display_name;
@@ -48,11 +49,9 @@ modelnew_build_request make_modelnew_request(const std::string& source_path, con
   req.isolate = sandboxed && !(ns && std::string(ns) == "0");
   req.timeout_s = timeout_s;
   req.pch_dir = pch_folder(python);
+  req.task_path = task_path.empty() ? "" : absolute_path(task_path);
+  req.profile = !profile_option.empty() ? profile_option : arch.empty() ? "cpu" : "";
   return req;
-}
-
-std::string modelnew_build_profile(const std::string& option, const std::string& backend) {
-  return !option.empty() ? option : backend == "cpu" ? "cpu" : "";
 }
 
 std::string pch_folder(const std::string& python) {

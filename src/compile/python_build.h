@@ -37,11 +37,6 @@ struct modelnew_build_request {
   std::string profile;
 };
 
-/// The size profile a ModelNew's build builds the model under: the
-/// judgment's --profile, else "cpu" on the CPU backend (as the reference
-/// takes it), else the task's own sizes ("").
-std::string modelnew_build_profile(const std::string& option, const std::string& backend);
-
 /// The folder of precompiled <torch/extension.h> headers for `python`:
 /// TMP/cudal1-pch-UID/HASH, one subfolder per -O/-std variant. Readable by
 /// the build's unprivileged user, writable by this user only (a folder of
@@ -59,11 +54,15 @@ std::vector<std::string> modelnew_environment();
 /// A request for `source_path` as a judgment makes it: the worker script and
 /// seal library from `data_dir`, the unprivileged user and own namespaces
 /// where the caller is root and `sandboxed` (the judge's defenses; also
-/// CUDAL1_NAMESPACES=0 turns namespaces off).
+/// CUDAL1_NAMESPACES=0 turns namespaces off). ModelNew is built once with
+/// `task_path`'s init inputs under the judgment's size profile: its
+/// --profile (`profile_option`), else "cpu" where `arch` is empty (the CPU
+/// backend, as the reference takes it), else the task's own sizes.
 modelnew_build_request make_modelnew_request(const std::string& source_path, const std::string& display_name,
                                              const std::string& data_dir, const std::string& python,
                                              const std::string& cache_dir, const std::string& arch, bool sandboxed,
-                                             double timeout_s);
+                                             double timeout_s, const std::string& task_path,
+                                             const std::string& profile_option);
 
 /// Builds (or finds in the cache) the candidate's extensions. On success
 /// outcome.library_path is the build folder (manifest.json, ext/). A failed

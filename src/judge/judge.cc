@@ -369,10 +369,9 @@ bool judgment_run::build_python_candidate() {
   if (auto s = write_file_atomic(copy, *source); !s) return fail(verdict::compile_error, s.message());
   std::string arch = j_.backend == "cuda" ? j_.device.value("compute_capability", "9.0") : "";
   modelnew_build_request request =
-      make_modelnew_request(copy, name, data_dir_, j_.python, cache_dir(), arch, opt_.defenses, opt_.compile_timeout_s);
+      make_modelnew_request(copy, name, data_dir_, j_.python, cache_dir(), arch, opt_.defenses, opt_.compile_timeout_s,
+                            j_.task_path, opt_.profile);
   request.use_server = opt_.reference_server;
-  request.task_path = j_.task_path;
-  request.profile = modelnew_build_profile(opt_.profile, j_.backend);
   auto out = build_modelnew(request);
   if (!out) return fail(verdict::compile_error, out.message());
   if (!record_build(*out, "building the extensions timed out", "importing or building the candidate failed",

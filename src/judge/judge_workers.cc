@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 
 #include "compile/python_build.h"
@@ -237,11 +236,9 @@ error judgment_run::reference_error(const std::string& doing, const worker_reply
     case worker_reply::kind::timeout: why = "no answer in time"; break;
     default: why = "the reference process ended (" + r.exit.describe() + ")\n" + reference_->log_tail(10); break;
   }
-  if (candidate_code_ran_) {
-    reference_lost_ = doing + " failed: " + why;
-    while (!reference_lost_->empty() && std::isspace(static_cast<unsigned char>(reference_lost_->back()))) reference_lost_->pop_back();
-  }
-  return make_error("task " + j_.task_path + ": " + doing + " failed: " + why);
+  const std::string failed = doing + " failed: " + why;
+  if (candidate_code_ran_) reference_lost_ = failed.substr(0, failed.find_last_not_of(" \n") + 1);
+  return make_error("task " + j_.task_path + ": " + failed);
 }
 
 // The candidate cannot signal the reference (namespaces), but it shares a
