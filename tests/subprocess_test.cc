@@ -138,12 +138,14 @@ TEST(WorkerChannel, RetiredWorkersAreGoneAfterTheBarrier) {
 
 // A fake worker for the split run request (worker_channel::request_split):
 // its window spins 5 ms on the main thread; with "helper", a thread of its
-// baseline spins 30 ms after the window, while the main thread answers.
+// baseline spins 30 ms of CPU after the window, while the main thread waits
+// for it (a wait, not a sleep: on a loaded host 40 ms of wall time did not
+// give the helper its 30 ms of CPU) and then answers.
 constexpr const char* kSplitWorker = R"PY(
 import json, os, sys, threading, time
 helper = sys.argv[1] == "helper"
 cmds, out = os.fdopen(3), os.fdopen(4, "w")
-go = threading.Event()
+go, done = threading.Event(), threading.Event()
 def send(o):
     out.write(json.dumps(o) + "\n"); out.flush()
 def spin(s):
@@ -151,7 +153,7 @@ def spin(s):
     while time.thread_time() - t < s: pass
 def after_window():
     while True:
-        go.wait(); go.clear(); spin(0.030)
+        go.wait(); go.clear(); spin(0.030); done.set()
 threading.Thread(target=after_window, daemon=True).start()
 send({"ok": True})
 for line in cmds:
@@ -161,7 +163,7 @@ for line in cmds:
     t0 = time.perf_counter(); spin(0.005); ms = (time.perf_counter() - t0) * 1e3
     if cmd.get("split"):
         send({"mark": "window_end", "id": cmd["id"]}); json.loads(cmds.readline())
-    if helper: go.set(); time.sleep(0.040)
+    if helper: go.set(); done.wait(); done.clear()
     send({"ok": True, "ms": ms, "id": cmd["id"]})
 )PY";
 

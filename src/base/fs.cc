@@ -1,11 +1,14 @@
 #include "base/fs.h"
 
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -24,6 +27,17 @@ result<std::string> read_file(const std::string& path) {
   std::ostringstream buf;
   buf << in.rdbuf();
   return buf.str();
+}
+
+file_lock::file_lock(const std::string& path, double wait_s)
+    : fd_(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+  while (fd_ >= 0 && !(held_ = flock(fd_, LOCK_EX | LOCK_NB) == 0) && std::chrono::steady_clock::now() < deadline)
+    usleep(2000);
+}
+
+file_lock::~file_lock() {
+  if (fd_ >= 0) close(fd_);  // closing releases the lock
 }
 
 status write_file_atomic(const std::string& path, const std::string& contents) {

@@ -16,6 +16,23 @@ result<std::string> read_file(const std::string& path);
 /// a partial file (the compile cache relies on this).
 status write_file_atomic(const std::string& path, const std::string& contents);
 
+/// Holds an exclusive flock on `path` (created if absent) for its lifetime,
+/// so that processes doing read-modify-write on a shared file (the cache's
+/// JSON stores, the reference server's files) take turns. Waits at most
+/// `wait_s`, then goes on without it: held() says which.
+class file_lock {
+ public:
+  explicit file_lock(const std::string& path, double wait_s = 2);
+  ~file_lock();
+  file_lock(const file_lock&) = delete;  // one holder of one descriptor
+  file_lock& operator=(const file_lock&) = delete;
+  bool held() const { return held_; }
+
+ private:
+  int fd_;
+  bool held_ = false;
+};
+
 bool file_exists(const std::string& path);
 bool is_executable(const std::string& path);
 

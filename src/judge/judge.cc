@@ -599,30 +599,37 @@ nlohmann::json cached_object(const std::string& path) {
   return known.is_object() ? known : nlohmann::json::object();
 }
 
+void update_cached_object(const std::string& path, const std::function<bool(nlohmann::json&)>& change) {
+  (void)make_dirs(path.substr(0, path.rfind('/')));
+  file_lock lock(path + ".lock");
+  nlohmann::json known = cached_object(path);
+  if (change(known)) (void)write_file_atomic(path, known.dump());
+}
+
 void write_cache_updates(const std::string& cache_dir, const nlohmann::json& updates, const std::string& backend) {
   if (!updates.is_object()) return;
   (void)make_dirs(cache_dir);
-  // Each file is replaced whole (write_file_atomic); concurrent judges may
-  // lose each other's FLOP counts, which are then counted again.
+  // The calibration file is replaced whole (write_file_atomic); the merged
+  // ones are changed under their lock.
   if (updates.contains("calibration") && updates["calibration"].is_object())
     (void)write_file_atomic(cache_dir + "/calibration-" + backend + ".json", updates["calibration"].dump());
   if (updates.contains("flops") && updates["flops"].is_object() && updates["flops"].contains("key")) {
-    std::string path = cache_dir + "/flops.json";
-    nlohmann::json known = cached_object(path);
-    known[updates["flops"]["key"].get<std::string>()] = updates["flops"]["flops"];
-    (void)write_file_atomic(path, known.dump());
+    update_cached_object(cache_dir + "/flops.json", [&](nlohmann::json& known) {
+      known[updates["flops"]["key"].get<std::string>()] = updates["flops"]["flops"];
+      return true;
+    });
   }
   // The host's full-speed level (timing/host_match.h): the last 16
   // judgments' own levels per machine, of which the second lowest is used.
   if (updates.contains("host_level") && updates["host_level"].is_object() && updates["host_level"].contains("key") &&
       updates["host_level"].value("us", 0.0) > 0) {
-    std::string path = cache_dir + "/host-levels.json";
-    nlohmann::json known = cached_object(path);
-    nlohmann::json& levels = known[updates["host_level"]["key"].get<std::string>()];
-    if (!levels.is_array()) levels = nlohmann::json::array();
-    levels.push_back(updates["host_level"]["us"]);
-    while (levels.size() > 16) levels.erase(levels.begin());
-    (void)write_file_atomic(path, known.dump());
+    update_cached_object(cache_dir + "/host-levels.json", [&](nlohmann::json& known) {
+      nlohmann::json& levels = known[updates["host_level"]["key"].get<std::string>()];
+      if (!levels.is_array()) levels = nlohmann::json::array();
+      levels.push_back(updates["host_level"]["us"]);
+      while (levels.size() > 16) levels.erase(levels.begin());
+      return true;
+    });
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,12 @@ void write_cache_updates(const std::string& cache_dir, const nlohmann::json& upd
 /// A JSON object kept in the cache folder (flops.json, host-levels.json):
 /// empty where the file is missing or not an object.
 nlohmann::json cached_object(const std::string& path);
+
+/// Changes such an object under a lock (path + ".lock"), so that judges
+/// running at once (a suite run's workers) do not lose each other's entries:
+/// `change` edits the object and says whether to write it back. Errors are
+/// ignored, as for the caches.
+void update_cached_object(const std::string& path, const std::function<bool(nlohmann::json&)>& change);
 
 /// The CPUs a judgment's two workers are pinned to; -1: not pinned.
 struct cpu_pins {

@@ -10,6 +10,7 @@
 
 #include "base/fs.h"
 #include "base/sha256.h"
+#include "judge/judge.h"
 
 namespace cudal1 {
 
@@ -207,15 +208,11 @@ std::optional<double> best_speedups::best(const std::string& key) const {
 
 void best_speedups::record(const std::string& key, double speedup) const {
   if (key.empty()) return;
-  nlohmann::json all = nlohmann::json::object();
-  if (auto text = read_file(path_)) {
-    all = nlohmann::json::parse(*text, nullptr, false);
-    if (!all.is_object()) all = nlohmann::json::object();
-  }
-  if (all.contains(key) && all[key].is_number() && all[key].get<double>() >= speedup) return;
-  all[key] = speedup;
-  (void)make_dirs(path_.substr(0, path_.rfind('/')));
-  (void)write_file_atomic(path_, all.dump());
+  update_cached_object(path_, [&](nlohmann::json& all) {
+    if (all.contains(key) && all[key].is_number() && all[key].get<double>() >= speedup) return false;
+    all[key] = speedup;
+    return true;
+  });
 }
 
 }  // namespace cudal1

@@ -49,7 +49,7 @@ std::string recheck_reason(double speedup, const judge_options& options, std::op
 /// The best speedups that stood, per task (its content), size profile,
 /// backend, device and precision policy, kept as JSON in a file of the cache
 /// folder, so "above twice the best seen" (CUDA-L1's second trigger) works
-/// across judgments and runs. Concurrent writers: the last one wins.
+/// across judgments and runs. Concurrent writers take turns (a lock file).
 class best_speedups {
  public:
   explicit best_speedups(std::string path) : path_(std::move(path)) {}

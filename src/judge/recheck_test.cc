@@ -1,9 +1,14 @@
 // inconclusive_recheck_clears: when a second judgment's inconclusive clock
 // check lifts a first judgment's clock disagreement.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
 
 #include "judge/judge.h"
 #include "judge/recheck.h"
+#include "base/fs.h"
 
 namespace cudal1 {
 namespace {
@@ -105,6 +110,64 @@ TEST(ClockJudgedAgain, TheFirstBuildStaysSaid) {
   second.checks = {{"compile", true, "built in 14.0 s"}};
   say_first_build(second, first);
   EXPECT_EQ(second.checks[0].reason, "built in 14.0 s");
+}
+
+// Judges running at once (a suite run's workers) each record the best for
+// their task: none is lost. Before the lock, each record() read the file,
+// added its key and replaced the file, so the last writer dropped the rest.
+TEST(BestSpeedups, ConcurrentRecordsAreAllKept) {
+  auto dir = make_temp_dir("cudal1-best-test");
+  ASSERT_TRUE(dir);
+  const std::string path = *dir + "/best-speedups.json";
+  constexpr int kProcesses = 6, kKeys = 40;
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcesses; ++p) {
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      best_speedups store(path);
+      for (int k = 0; k < kKeys; ++k) store.record("task-" + std::to_string(p) + "-" + std::to_string(k), 1.0 + k);
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int st = 0;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  best_speedups store(path);
+  int kept = 0;
+  for (int p = 0; p < kProcesses; ++p)
+    for (int k = 0; k < kKeys; ++k)
+      if (auto b = store.best("task-" + std::to_string(p) + "-" + std::to_string(k)); b && *b == 1.0 + k) ++kept;
+  EXPECT_EQ(kept, kProcesses * kKeys);
+  // Only a higher speedup replaces a best.
+  store.record("task-0-5", 2.0);
+  EXPECT_EQ(store.best("task-0-5"), 6.0);
+  store.record("task-0-5", 7.5);
+  EXPECT_EQ(store.best("task-0-5"), 7.5);
+  remove_tree(*dir);
+}
+
+// The lock is exclusive between processes while held, and free once the
+// holder is gone.
+TEST(FileLock, ExcludesOtherHoldersUntilReleased) {
+  auto dir = make_temp_dir("cudal1-lock-test");
+  ASSERT_TRUE(dir);
+  const std::string path = *dir + "/x.lock";
+  {
+    file_lock first(path);
+    ASSERT_TRUE(first.held());
+    pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) _exit(file_lock(path, 0.1).held() ? 1 : 0);  // a separate open file: must wait, then give up
+    int st = 0;
+    ASSERT_EQ(waitpid(pid, &st, 0), pid);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "a second holder took a held lock";
+  }
+  EXPECT_TRUE(file_lock(path, 0.1).held());
+  remove_tree(*dir);
 }
 
 }  // namespace

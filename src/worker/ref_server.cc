@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -153,31 +152,13 @@ server_health check_server(const server_files& files) {
   return h;
 }
 
-// Holds the server lock (flock) for its lifetime; gives up waiting after
-// 2 s (a server stopped while binding holds it), and then goes on without.
-class server_lock {
- public:
-  explicit server_lock(const std::string& path) : fd_(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
-    auto start = std::chrono::steady_clock::now();
-    while (fd_ >= 0 && flock(fd_, LOCK_EX | LOCK_NB) != 0 && seconds_since(start) < 2) usleep(10000);
-  }
-  ~server_lock() {
-    if (fd_ >= 0) close(fd_);  // closing releases the lock
-  }
-  server_lock(const server_lock&) = delete;  // one holder of one descriptor
-  server_lock& operator=(const server_lock&) = delete;
-
- private:
-  int fd_;
-};
-
 // Replaces the server that `seen` describes: kills it (only when it is a
 // server of this socket) and removes its socket and pid file, so the next
 // connect starts a fresh one. Under the lock, and only while the pid file
 // still names the same pid: when two judges replace the same server, the
 // second leaves alone the fresh server the first one's judgment started.
 void replace_server(const server_files& files, const server_health& seen) {
-  server_lock lock(files.lock);
+  file_lock lock(files.lock);  // 2 s at most: a server stopped while binding holds it
   server_health now = check_server(files);
   if (now.pid != seen.pid) return;
   if (now.pid > 0 && now.ours) {
