@@ -78,6 +78,7 @@ def call(base, path, body=None, raw=None, token=None, method=None):
 def main():
     correct = open(os.path.join(SRC, "examples/swish/cpu/correct.cpp")).read()
     hack = open(os.path.join(SRC, "examples/swish/cpu/hack_background_thread.cpp")).read()
+    unreadable = open(os.path.join(SRC, "examples/swish/cpu/hack_utf8_thread.cpp")).read()
     wrong = open(os.path.join(SRC, "examples/swish/cpu/wrong.cpp")).read()
     answer = f"## Performance Analysis\nfused.\n\n## Code Implementation\n```cpp\n{correct}```\n"
     base, _ = start("main")
@@ -96,6 +97,12 @@ def main():
     s, b, _ = call(base, "/v1/judge", {"task": "swish", "code": hack})
     check(s == 200 and b["verdict"] == "rejected" and b["reward"] < 0,
           f"a hack is rejected and paid below any incorrect kernel (verdict {b.get('verdict')}, reward {b.get('reward')})")
+    # Text that is not UTF-8 in the judgment (its thread's name, its log): the
+    # hack is still rejected, its judgment stored, and the server goes on (an
+    # attack review, 2026-12-07: the store's dump threw and the server aborted).
+    s, b, _ = call(base, "/v1/judge", {"task": "swish", "code": unreadable})
+    check(s == 200 and b["verdict"] == "rejected" and b["reward"] < 0 and "\ufffd" in json.dumps(b["judgment"], ensure_ascii=False),
+          f"a hack whose text is not UTF-8 is rejected, its bytes replaced (verdict {b.get('verdict')})")
     s, b, _ = call(base, "/v1/judge/batch", {"requests": [{"task": "swish", "code": correct},
                                                         {"task": "swish", "code": wrong}], "group": True})
     verdicts = [r["verdict"] for r in b.get("results", [])]
@@ -188,8 +195,10 @@ def main():
           "/metrics is Prometheus text with verdicts, latency and requests by status")
     db = sqlite3.connect(os.path.join(TMP, "main.sqlite"))
     stored = dict(db.execute("select verdict, count(*) from judgments group by verdict").fetchall())
-    check(stored.get("correct", 0) == 3 and stored.get("rejected", 0) == 1 and stored.get("incorrect", 0) == 1,
+    check(stored.get("correct", 0) == 3 and stored.get("rejected", 0) == 2 and stored.get("incorrect", 0) == 1,
           f"the store holds every judgment, each judged once (answers from an earlier judgment add none) ({stored})")
+    texts = [r[0] for r in db.execute("select judgment from judgments where judgment like '%\ufffd%'").fetchall()]
+    check(len(texts) == 1, f"the judgment whose text was not UTF-8 is stored as valid UTF-8 ({len(texts)} found)")
 
     # ---- load: many clients at once ------------------------------------------------------------
     clients, per_client = 32, 20

@@ -9,6 +9,8 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
+
 namespace cudal1 {
 
 /// An error the client sees: its status, a JSON body, Retry-After on 429/503.
@@ -20,7 +22,7 @@ struct http_failure {
 
 inline void send_json(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json");
+  res.set_content(json_text(body), "application/json");
 }
 
 /// The failure as its JSON error: WWW-Authenticate on 401, Retry-After where set.

@@ -11,15 +11,16 @@
 #include <thread>
 
 #include "base/fs.h"
+#include "base/json_text.h"
+#include "base/sha256.h"
 #include "base/sha256.h"
 #include "bench/inputs.h"
 #include "bench/precompile.h"
-#include "base/sha256.h"
-#include "queue/job_queue.h"
 #include "compile/compiler.h"
 #include "compile/python_build.h"
-#include "task/python.h"
+#include "queue/job_queue.h"
 #include "report/report.h"
+#include "task/python.h"
 #include "worker/probe.h"
 
 namespace cudal1 {
@@ -167,7 +168,7 @@ status run_remote(const std::vector<bench_item>& items, const std::vector<bool>&
       code = *c;
     }
     std::string key = sha256_hex(*task_source + '\0' + it.format + '\0' + code + '\0' + o.backend + '\0' +
-                                 job_options.dump() + '\0' + std::to_string(it.sample));
+                                 json_text(job_options) + '\0' + std::to_string(it.sample));
     json job = {{"task_name", it.task_name}, {"task_source", *task_source}, {"code", code}, {"format", it.format},
                 {"options", job_options}, {"kind", code.empty() ? "reference" : "judge"}};
     if (auto done = q->result_of(key); !done || !*done)

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "base/sha256.h"
 
 namespace cudal1 {
@@ -167,7 +168,7 @@ result<std::vector<bench_item>> collect_jsonl_items(const std::string& jsonl_pat
       return make_error(where + ": no custom_code (a string, or null)");
     auto id = [&](const char* field) -> std::string {
       if (!j.contains(field)) return "?";
-      return j[field].is_string() ? j[field].get<std::string>() : j[field].dump();
+      return j[field].is_string() ? j[field].get<std::string>() : json_text(j[field]);
     };
     std::string ref = j["ref_code"];
     std::string task_path = work_dir + "/task-" + sha256_hex(ref).substr(0, 16) + ".py";

@@ -4,6 +4,7 @@
 
 #include "audit/static_audit.h"
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "cli/commands.h"
 
 namespace cudal1 {
@@ -37,7 +38,7 @@ int run_audit(const args_t& args) {
     if (!source) return usage_error(source.message());
     auto hits = audit_source(*source, *rules, source_language(f));
     if (as_json) {
-      std::printf("%s\n", nlohmann::json{{"candidate", f}, {"hits", audit_hits_json(hits)}}.dump().c_str());
+      std::printf("%s\n", json_text(nlohmann::json{{"candidate", f}, {"hits", audit_hits_json(hits)}}).c_str());
       continue;
     }
     std::printf("%s: %zu finding%s\n", f.c_str(), hits.size(), hits.size() == 1 ? "" : "s");

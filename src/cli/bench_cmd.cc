@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "bench/bench.h"
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -92,7 +93,7 @@ class line_progress : public bench_progress {
     if (json_out_ && *json_out_) {
       json row = {{"task", item.task_name}, {"candidate", item.candidate_path}, {"sample", item.sample}, {"outcome", outcome}};
       if (item.published_score) row["published_score"] = *item.published_score;
-      *json_out_ << row.dump() << "\n" << std::flush;
+      *json_out_ << json_text(row) << "\n" << std::flush;
     }
     if (quiet_) return;
     std::string v = outcome.value("verdict", "error");

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "base/json_text.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "judge/judge.h"
@@ -66,7 +67,7 @@ int run_eval(const args_t& args) {
       std::fprintf(stderr, "cudal1: error: %s\n", j.message().c_str());
       return 2;
     }
-    if (as_json) std::printf("%s\n", judgment_to_json(*j).dump().c_str());
+    if (as_json) std::printf("%s\n", json_text(judgment_to_json(*j)).c_str());
     else std::printf("%s", judgment_summary(*j).c_str());
     std::fflush(stdout);
   }

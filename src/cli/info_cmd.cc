@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "cli/commands.h"
 #include "compile/compiler.h"
 #include "compile/python_build.h"
@@ -50,7 +51,7 @@ int run_info(const args_t& args) {
   std::sort(variants.begin(), variants.end());
   info["precompiled_headers"] = {{"folder", pch.empty() ? nlohmann::json(nullptr) : nlohmann::json(pch)}, {"variants", variants}};
   if (as_json) {
-    std::printf("%s\n", info.dump(2).c_str());
+    std::printf("%s\n", json_text(info, 2).c_str());
     return 0;
   }
   std::printf("data folder   %s\n", data ? data->c_str() : data.message().c_str());

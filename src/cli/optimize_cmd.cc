@@ -14,6 +14,7 @@
 #include <set>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "base/sha256.h"
 #include "bench/inputs.h"
 #include "cli/commands.h"
@@ -301,7 +302,7 @@ int run_optimize(const args_t& args) {
       if (!set.contains(key) || !set[key].is_number()) return;
       using T = std::decay_t<decltype(value)>;
       T stored = set[key].get<T>();
-      if (given.count(flag) && value != stored) conflict += std::string(" ") + flag + " " + set[key].dump();
+      if (given.count(flag) && value != stored) conflict += std::string(" ") + flag + " " + json_text(set[key]);
       value = stored;
     };
     keep_text("--model", "model", opt.model);
@@ -349,7 +350,7 @@ int run_optimize(const args_t& args) {
                 {"seconds", s.elapsed_s}, {"judging_seconds", s.judging_s}, {"outside_judging_share", outside},
                 {"interrupted", summary->interrupted}, {"budget_spent", summary->budget_spent},
                 {"stopped_by", summary->stopped_by.empty() ? json() : json(summary->stopped_by)}};
-    std::printf("%s\n", out.dump(1).c_str());
+    std::printf("%s\n", json_text(out, 1).c_str());
   } else {
     std::printf("%s\n", live_display::status_line(s).c_str());
     std::printf("judging took %.1f of %.1f s (%.1f%% of the time outside judging)\n", s.judging_s, s.elapsed_s,
@@ -468,8 +469,8 @@ int run_best(const args_t& args) {
     if (k.verdict == "correct" && k.speedup && (!best || *k.speedup > *best->speedup)) best = &k;
   if (!best) {
     if (a.json)
-      std::printf("%s\n", json({{"task", task->second}, {"task_hash", task->first}, {"verdict", nullptr},
-                                {"speedup", nullptr}, {"code", nullptr}, {"judgment", nullptr}}).dump(1).c_str());
+      std::printf("%s\n", json_text(json({{"task", task->second}, {"task_hash", task->first}, {"verdict", nullptr},
+                                {"speedup", nullptr}, {"code", nullptr}, {"judgment", nullptr}}), 1).c_str());
     std::fprintf(stderr, "cudal1 best: %s has no correct kernel in %s yet (%zu judged)\n", task->second.c_str(),
                  a.store_path.c_str(), kernels->size());
     return 1;
@@ -479,7 +480,7 @@ int run_best(const args_t& args) {
                 {"speedup", *best->speedup}, {"format", best->format}, {"candidate_hash", best->candidate_hash},
                 {"device", best->device}, {"baseline", best->baseline}, {"run_id", best->run_id},
                 {"judgment_id", best->judgment_id}, {"code", best->source}, {"judgment", best->judgment}};
-    std::printf("%s\n", out.dump(1).c_str());
+    std::printf("%s\n", json_text(out, 1).c_str());
     return 0;
   }
   const json& j = best->judgment;
@@ -540,7 +541,7 @@ int run_history(const args_t& args) {
                    {"tokens", row.tokens}});
   }
   if (a.json) {
-    std::printf("%s\n", json({{"task", task->second}, {"task_hash", task->first}, {"rounds", out}}).dump(1).c_str());
+    std::printf("%s\n", json_text(json({{"task", task->second}, {"task_hash", task->first}, {"rounds", out}}), 1).c_str());
     return 0;
   }
   if (rows.empty()) {

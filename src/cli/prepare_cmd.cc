@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "base/subprocess.h"
 #include "cli/commands.h"
 #include "compile/python_build.h"
@@ -77,7 +78,7 @@ int run_prepare(const args_t& args) {
       else std::printf("failed after %.1f s: flags '%s': %s\n", s, flags.c_str(), why.c_str());
     }
   }
-  if (as_json) std::printf("%s\n", nlohmann::json{{"python", py->path}, {"folder", folder}, {"variants", made}}.dump().c_str());
+  if (as_json) std::printf("%s\n", json_text(nlohmann::json{{"python", py->path}, {"folder", folder}, {"variants", made}}).c_str());
   else std::printf("folder %s\n", folder.c_str());
   return failures ? 1 : 0;
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "report/html.h"
@@ -117,11 +118,11 @@ int run_report(const args_t& args) {
     std::fprintf(stderr, "wrote %s\n", html_path.c_str());
   }
   if (!kb_path.empty()) {
-    if (auto s = write_file_atomic(kb_path, kernelbench_eval_results(*rows).dump(2)); !s) return usage_error(s.message());
+    if (auto s = write_file_atomic(kb_path, json_text(kernelbench_eval_results(*rows), 2)); !s) return usage_error(s.message());
     std::fprintf(stderr, "wrote %s\n", kb_path.c_str());
   }
   if (as_json) {
-    std::printf("%s\n", report_data(*run, *rows).dump(2).c_str());
+    std::printf("%s\n", json_text(report_data(*run, *rows), 2).c_str());
   } else if (html_path.empty() && kb_path.empty()) {
     std::printf("%s", run_summary_table(summarize_run(*rows), *run).c_str());
   }
@@ -193,7 +194,7 @@ int run_compare(const args_t& args) {
   if (as_json) {
     out["summary_a"] = run_summary_json(summarize_run(*rows_a), *run_a);
     if (!published) out["summary_b"] = run_summary_json(summarize_run(rows_b_store), run_b);
-    std::printf("%s\n", out.dump(2).c_str());
+    std::printf("%s\n", json_text(out, 2).c_str());
     return 0;
   }
   std::printf("geometric mean of b/a over the %d tasks both have: %s\n", both, cell(geo).c_str());

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "competition/client.h"
@@ -170,12 +171,12 @@ int run_submit(const args_t& args) {
   if (!reply) return usage_error(reply.message());
   if (reply->status != 200 && reply->status != 202) {
     std::string retry = reply->retry_after_s > 0 ? " (try again in " + std::to_string(reply->retry_after_s) + " s)" : "";
-    if (a.json) std::printf("%s\n", reply->body.dump(2).c_str());
+    if (a.json) std::printf("%s\n", json_text(reply->body, 2).c_str());
     std::fprintf(stderr, "cudal1 submit: refused (HTTP %d): %s%s\n", reply->status, reply_error(*reply).c_str(), retry.c_str());
     return 1;
   }
   if (a.json)
-    std::printf("%s\n", reply->body.dump(2).c_str());
+    std::printf("%s\n", json_text(reply->body, 2).c_str());
   else
     print_submission(reply->body, server);
   return 0;

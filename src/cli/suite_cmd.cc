@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "judge/judge.h"
@@ -210,7 +211,7 @@ int run_suite(const args_t& args) {
     if (device.empty() && row.contains("judgment")) device = row["judgment"]["device"].value("name", "");
     std::printf("%s\n", one_line(row).c_str());
     std::fflush(stdout);
-    if (json_out) json_out << row.dump() << "\n" << std::flush;  // nothing lost if a later task hangs
+    if (json_out) json_out << json_text(row) << "\n" << std::flush;  // nothing lost if a later task hangs
     rows.push_back(std::move(row));
   }
   std::string md = table(rows, device.empty() ? "" : device + " (" + opt.backend + " backend)");

@@ -4,6 +4,8 @@
 
 #include <httplib.h>
 
+#include "base/json_text.h"
+
 namespace cudal1 {
 
 using nlohmann::json;
@@ -23,7 +25,7 @@ result<competition_reply> competition_call(const std::string& base_url, const st
   http.set_write_timeout(60, 0);
   httplib::Headers headers;
   if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
-  httplib::Result res = method == "POST" ? http.Post(prefix + path, headers, body.dump(), "application/json")
+  httplib::Result res = method == "POST" ? http.Post(prefix + path, headers, json_text(body), "application/json")
                                          : http.Get(prefix + path, headers);
   if (!res) {
     std::string why = res.error() == httplib::Error::Connection ? "cannot connect (is cudal1 serve --competition running there?)"

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "base/sha256.h"
 
 namespace cudal1 {
@@ -51,8 +52,8 @@ std::string docstring_title(const std::string& source) {
 // A value of a size profile as a Python literal (numbers, strings, booleans).
 result<std::string> python_literal(const json& v) {
   if (v.is_boolean()) return std::string(v.get<bool>() ? "True" : "False");
-  if (v.is_number() || v.is_string()) return v.dump();
-  return make_error("a size must be a number, a string or a boolean, not " + v.dump());
+  if (v.is_number() || v.is_string()) return json_text(v);
+  return make_error("a size must be a number, a string or a boolean, not " + json_text(v));
 }
 
 bool defines_global(const std::string& source, const std::string& name) {
@@ -341,7 +342,7 @@ status write_judge_files(competition& c, const std::string& dir) {
     for (const auto& run : t.hidden) {
       if (run.sizes.is_null()) continue;
       std::string dict;
-      for (const auto& [k, v] : run.sizes.items()) dict += (dict.empty() ? "" : ", ") + json(k).dump() + ": " + *python_literal(v);
+      for (const auto& [k, v] : run.sizes.items()) dict += (dict.empty() ? "" : ", ") + json_text(json(k)) + ": " + *python_literal(v);
       extra += "cudal1_profiles[\"" + run.profile + "\"] = {" + dict + "}\n";
     }
     if (extra.empty()) continue;

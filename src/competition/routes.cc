@@ -4,6 +4,7 @@
 
 #include "base/fs.h"
 #include "base/http_json.h"
+#include "base/json_text.h"
 
 namespace cudal1 {
 
@@ -137,7 +138,7 @@ void add_event_route(httplib::Server& server, competition_host& host, const comp
           }
           json board = host.board();
           *seen = board["version"].get<int64_t>();
-          text += "event: board\ndata: " + board.dump() + "\n\n";
+          text += "event: board\ndata: " + json_text(board) + "\n\n";
           return sink.write(text.data(), text.size());
         },
         [clients](bool) { --*clients; });

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 
 namespace cudal1 {
 
@@ -75,7 +76,7 @@ status submission_store::update(const submission& s) {
   q->bind(1, s.judged_ms).bind(2, s.state).bind(3, s.verdict).bind(4, s.verdict_class).bind(5, s.part);
   q->bind(6, static_cast<int64_t>(s.standing)).bind(7, s.error).bind(8, s.hidden_verdict).bind(9, s.device);
   q->bind(10, s.time_ms).bind(11, s.reference_ms).bind(12, s.speedup).bind(13, s.sol_fraction);
-  q->bind(14, s.public_judgment.dump()).bind(15, s.hidden_judgments.dump()).bind(16, s.id);
+  q->bind(14, json_text(s.public_judgment)).bind(15, json_text(s.hidden_judgments)).bind(16, s.id);
   return q->run();
 }
 

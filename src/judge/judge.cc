@@ -24,6 +24,7 @@
 
 #include "audit/speed_of_light.h"
 #include "audit/static_audit.h"
+#include "base/json_text.h"
 #include "compile/compiler.h"
 #include "compile/python_build.h"
 #include "judge/judgment_run.h"
@@ -603,7 +604,7 @@ void update_cached_object(const std::string& path, const std::function<bool(nloh
   (void)make_dirs(path.substr(0, path.rfind('/')));
   file_lock lock(path + ".lock");
   nlohmann::json known = cached_object(path);
-  if (change(known)) (void)write_file_atomic(path, known.dump());
+  if (change(known)) (void)write_file_atomic(path, json_text(known));
 }
 
 void write_cache_updates(const std::string& cache_dir, const nlohmann::json& updates, const std::string& backend) {
@@ -612,7 +613,7 @@ void write_cache_updates(const std::string& cache_dir, const nlohmann::json& upd
   // The calibration file is replaced whole (write_file_atomic); the merged
   // ones are changed under their lock.
   if (updates.contains("calibration") && updates["calibration"].is_object())
-    (void)write_file_atomic(cache_dir + "/calibration-" + backend + ".json", updates["calibration"].dump());
+    (void)write_file_atomic(cache_dir + "/calibration-" + backend + ".json", json_text(updates["calibration"]));
   if (updates.contains("flops") && updates["flops"].is_object() && updates["flops"].contains("key")) {
     update_cached_object(cache_dir + "/flops.json", [&](nlohmann::json& known) {
       known[updates["flops"]["key"].get<std::string>()] = updates["flops"]["flops"];

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "base/json_text.h"
 #include "timing/host_match.h"
 #include "timing/stats.h"
 #include "timing/stopping.h"
@@ -124,7 +125,7 @@ bool judgment_run::load() {
     json started = outside_new_threads();
     if (!started.empty())
       return !reject("background_thread", "threads the candidate started when its library loaded, still running "
-                                          "(the judge's census from outside the worker): " + started.dump());
+                                          "(the judge's census from outside the worker): " + json_text(started));
   }
   candidate_opened_ = true;
   if (r.what == worker_reply::kind::ok) {
@@ -425,7 +426,7 @@ bool judgment_run::check_call(const json& body, double cand_ms, double cand_wall
     }
   }
   if (!body["changed_inputs"].empty()) {
-    std::string names = body["changed_inputs"].dump();
+    std::string names = json_text(body["changed_inputs"]);
     add_check("inputs_unchanged", false, "the candidate modified its inputs " + names);
     add_hack("input_modification", "inputs " + names + " differ from the pristine copy after call " + std::to_string(j_.calls));
     return fail(verdict::incorrect, "the candidate modified its inputs " + names);

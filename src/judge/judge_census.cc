@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "audit/kernel_origin.h"
+#include "base/json_text.h"
 #include "worker/census.h"
 
 namespace cudal1::judging {
@@ -56,19 +57,19 @@ bool judgment_run::run_census_verdict(const json& body) {
     if (!started.empty())
       return !reject("background_thread", "threads or processes the candidate started, still running after "
                                           "cudal1_forward returned (the judge's census from outside the worker): " +
-                                              started.dump() + call);
+                                              json_text(started) + call);
   }
   if (!body.value("new_threads", json::array()).empty())
     return !reject("background_thread", "threads the candidate started (not in the baseline taken before its library loaded) "
-                                        "still running after cudal1_forward returned: " + body["new_threads"].dump() + call);
+                                        "still running after cudal1_forward returned: " + json_text(body["new_threads"]) + call);
   if (!body.value("process_attempts", json::array()).empty())
-    return !reject("background_process", "the call tried to start a process (" + body["process_attempts"].dump() +
+    return !reject("background_process", "the call tried to start a process (" + json_text(body["process_attempts"]) +
                                             "), which the sandbox denies" + call);
   if (!body.value("escape_attempts", json::array()).empty())
-    return !reject("sandbox_escape", "the call tried to leave the sandbox's bounds (" + body["escape_attempts"].dump() +
+    return !reject("sandbox_escape", "the call tried to leave the sandbox's bounds (" + json_text(body["escape_attempts"]) +
                                          "), which the sandbox denies" + call);
   if (!body.value("child_processes", json::array()).empty())
-    return !reject("background_process", "processes started by the call still running: " + body["child_processes"].dump() + call);
+    return !reject("background_process", "processes started by the call still running: " + json_text(body["child_processes"]) + call);
   if (std::string deferred = body.value("deferred_work", ""); !deferred.empty())
     return !reject("deferred_work", "work set up to run after the call returned: " + deferred + call);
   if (std::string cache = body.value("cache_tampering", ""); !cache.empty())

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "audit/speed_of_light.h"
+#include "base/json_text.h"
 #include "timing/clock_check.h"
 #include "timing/stats.h"
 
@@ -99,7 +100,7 @@ result<bool> judgment_run::finish() {
   worker_reply chk = reference_->request({{"op", "check_params"}}, kRefCallTimeoutS);
   if (chk.what != worker_reply::kind::ok) return reference_error("checking parameters", chk);
   if (!chk.body["changed_params"].empty()) {
-    std::string names = chk.body["changed_params"].dump();
+    std::string names = json_text(chk.body["changed_params"]);
     add_check("params_unchanged", false, "the candidate modified parameters " + names);
     add_hack("parameter_modification", "parameters " + names + " differ from the reference's after the calls");
     return fail(verdict::incorrect, "the candidate modified parameters " + names);

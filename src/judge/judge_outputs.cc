@@ -2,6 +2,7 @@
 // staged and its outputs taken, by the reference's process, in the pauses at
 // its window's marks with the worker stopped; a ModelNew's outputs checked
 // for sentinels and collected. See judgment_run.h.
+#include "base/json_text.h"
 #include "judge/judgment_run.h"
 
 namespace cudal1::judging {
@@ -109,7 +110,7 @@ bool judgment_run::collect_outputs(call_timing& t, worker_reply& r, bool probe) 
   }
   j_.requests_ms["untouched"].push_back(seen.wall_ms);
   if (seen.body.contains("written") && seen.body["written"].is_array() && !seen.body["written"].empty()) {
-    reject("output_aliasing", "ModelNew.forward wrote the judge's output buffers " + seen.body["written"].dump() +
+    reject("output_aliasing", "ModelNew.forward wrote the judge's output buffers " + json_text(seen.body["written"]) +
                                   " itself during the window (they are filled only after it; reaching them takes "
                                   "digging through the worker) (call " + std::to_string(j_.calls + 1) + ")");
     t.run = std::move(r);

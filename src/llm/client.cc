@@ -2,6 +2,7 @@
 // chat() may run on several threads at once), the retry loop, and the errors
 // a user can act on.
 #include "llm/client.h"
+#include "base/json_text.h"
 
 #include <curl/curl.h>
 
@@ -375,11 +376,10 @@ std::variant<chat_response, llm_failure> llm_client::chat(const chat_request& re
   const auto start = steady::now();
   json messages = json::array();
   for (const auto& m : request.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
-  const std::string body = json{{"model", request.model},
-                                {"messages", messages},
-                                {"temperature", request.temperature},
-                                {"max_tokens", request.max_tokens}}
-                               .dump();
+  const std::string body = json_text(json{{"model", request.model},
+                                          {"messages", messages},
+                                          {"temperature", request.temperature},
+                                          {"max_tokens", request.max_tokens}});
   int attempts = 0;
   auto out = exchange<chat_response>(options_, options_.base_url + "/chat/completions", &body, parse_completion, &attempts);
   if (auto* failure = std::get_if<llm_failure>(&out)) {

@@ -17,6 +17,7 @@
 
 #include "base/fs.h"
 #include "base/http_server.h"
+#include "base/json_text.h"
 #include "base/sha256.h"
 #include "llm/client.h"
 
@@ -142,7 +143,7 @@ json error_body(const std::string& message, int status, const std::string& code)
 
 void send_error(httplib::Response& res, int status, const std::string& message, const std::string& code = "") {
   res.status = status;
-  res.set_content(error_body(message, status, code).dump(), "application/json");
+  res.set_content(json_text(error_body(message, status, code)), "application/json");
 }
 
 int64_t estimate_tokens(size_t bytes) { return static_cast<int64_t>((bytes + 3) / 4); }
@@ -201,11 +202,11 @@ void replay_server::impl::add_routes() {
   server.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
     json data = json::array();
     for (const auto& m : options.models) data.push_back({{"id", m}, {"object", "model"}, {"owned_by", "cudal1-replay"}});
-    res.set_content(json{{"object", "list"}, {"data", data}}.dump(), "application/json");
+    res.set_content(json_text(json{{"object", "list"}, {"data", data}}), "application/json");
   });
   server.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
     std::lock_guard<std::mutex> lock(mutex);
-    res.set_content(json{{"status", "ok"}, {"answers", entries.size()}, {"requests_served", served.load()}}.dump(),
+    res.set_content(json_text(json{{"status", "ok"}, {"answers", entries.size()}, {"requests_served", served.load()}}),
                     "application/json");
   });
   // Every error, ours or httplib's (an unknown route), leaves with a JSON body.
@@ -287,7 +288,7 @@ void replay_server::impl::serve_entry(const answer_entry& e, const json& request
     send_error(res, e.status, e.has_content ? e.content : "replayed HTTP " + std::to_string(e.status));
   } else {
     json usage = usage_for(e, request);
-    res.set_content(completion_body(request.value("model", ""), e.content, usage, serial).dump(), "application/json");
+    res.set_content(json_text(completion_body(request.value("model", ""), e.content, usage, serial)), "application/json");
   }
 }
 
@@ -312,10 +313,10 @@ void replay_server::impl::record(const json& request, const std::string& hash, h
   {
     std::lock_guard<std::mutex> lock(mutex);
     std::ofstream out(options.answers_path, std::ios::app);
-    out << line.dump() << "\n";
+    out << json_text(line) << "\n";
     if (!out.flush()) return send_error(res, 500, "record: cannot append to " + options.answers_path);
   }
-  res.set_content(completion_body(forward.model, r.content, usage, served.load()).dump(), "application/json");
+  res.set_content(json_text(completion_body(forward.model, r.content, usage, served.load())), "application/json");
 }
 
 void replay_server::impl::stop() {

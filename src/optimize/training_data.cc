@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "base/json_text.h"
 #include "optimize/prompt.h"
 
 namespace cudal1 {
@@ -73,7 +74,7 @@ status write_stage1(store& db, const std::string& templates, double min_speedup,
       row["candidate_hash"] = hash;
       row["speedup"] = *k->speedup;
       row["verdict"] = "correct";
-      out << row.dump() << "\n";
+      out << json_text(row) << "\n";
       ++counts.rows;
     }
   }
@@ -127,13 +128,13 @@ status write_attempt_stages(store& db, int stage, std::ostream& out, export_coun
       row["speedup"] = k->second->speedup ? json(*k->second->speedup) : json();
       row["verdict"] = "correct";
       row["model"] = a.model;
-      out << row.dump() << "\n";
+      out << json_text(row) << "\n";
       ++counts.rows;
     }
     for (const auto& [key, group] : groups) {
       // One row per distinct prompt of the group (samples of one prompt share it).
       std::map<std::string, std::vector<const attempt_record*>> by_prompt;
-      for (const auto* a : group) by_prompt[a->prompt.dump()].push_back(a);
+      for (const auto* a : group) by_prompt[json_text(a->prompt)].push_back(a);
       for (const auto& [prompt_text, answers] : by_prompt) {
         const attempt_record& first = *answers.front();
         std::string prompt_key = first.task_hash + "\n" + prompt_text;
@@ -164,7 +165,7 @@ status write_attempt_stages(store& db, int stage, std::ostream& out, export_coun
         row["run"] = run.name;
         row["round"] = first.round;
         row["model"] = first.model;
-        out << row.dump() << "\n";
+        out << json_text(row) << "\n";
         ++counts.rows;
       }
     }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 
 namespace cudal1 {
 
@@ -72,7 +73,7 @@ result<job_queue> job_queue::open(const std::string& url, const std::string& sec
 result<std::string> job_queue::enqueue(const std::string& key, const json& job) {
   // The stream is trimmed to its newest ~100k entries (XADD MAXLEN drops the
   // oldest, judged or not): far above any queue a server allows (--queue-limit).
-  std::string text = job.dump();
+  std::string text = json_text(job);
   auto id = redis_.command(
       {"XADD", stream(), "MAXLEN", "~", "100000", "*", "key", key, "job", text, "sig", sign(key, text)});
   if (!id) return id.err();
@@ -161,9 +162,9 @@ status job_queue::finish(const queued_job& job, const json& result) {
   auto existing = redis_.command({"GET", key});
   if (!existing) return existing.err();
   if (existing->is_nil() || !verified_result(job.key, existing->text)) {  // a forged value is replaced
-    std::string text = result.dump();
+    std::string text = json_text(result);
     json wrapper = {{"result", text}, {"sig", sign(job.key, text)}};
-    auto set = redis_.command({"SET", key, wrapper.dump(), "EX", ttl});
+    auto set = redis_.command({"SET", key, json_text(wrapper), "EX", ttl});
     if (!set) return set.err();
   }
   auto ack = redis_.command({"XACK", stream(), group(), job.entry_id});

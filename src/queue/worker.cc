@@ -125,7 +125,11 @@ result<int> run_worker(const worker_options& options, const std::atomic<bool>* s
                               " at most)"}};
     } else {
       keep_alive claimed(o, job.entry_id);
-      result = judge_job(o, job, *scratch);
+      try {  // a judgment that throws fails its job, not the worker
+        result = judge_job(o, job, *scratch);
+      } catch (const std::exception& e) {
+        result = {{"state", "failed"}, {"error", std::string("internal error while judging: ") + e.what()}};
+      }
     }
     result["worker"] = o.consumer;
     if (auto s = q->finish(job, result); !s)

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 
 namespace cudal1 {
 
@@ -24,7 +25,7 @@ std::string candidate_name(const judgment_record& r) {
 
 // JSON safe inside a <script> element: no "</script>" or "<!--" can appear.
 std::string script_json(const json& j) {
-  std::string s = j.dump();
+  std::string s = json_text(j);
   std::string out;
   out.reserve(s.size());
   for (char c : s) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/json_text.h"
+
 namespace cudal1 {
 
 using json = nlohmann::json;
@@ -48,7 +50,11 @@ json judgment_to_json(const judgment& j) {
     error = {{"max_abs", optional_number(j.error.max_abs)},
              {"max_rel", optional_number(j.error.max_rel)},
              {"rel_norm", optional_number(j.error.rel_norm)}};
-  return {{"verdict", to_string(j.outcome)},
+  // Valid UTF-8 throughout: the message, evidence and checks carry text the
+  // candidate controls (its output, a compiler's quote of its source), and
+  // these strings go on as strings (the store's text columns, a server's
+  // replies).
+  return valid_utf8({{"verdict", to_string(j.outcome)},
           {"speedup", optional_number(j.speedup)},
           {"recheck_speedup", optional_number(j.recheck_speedup)},
           {"recheck_third_speedup", optional_number(j.recheck_third_speedup)},
@@ -87,7 +93,7 @@ json judgment_to_json(const judgment& j) {
           {"reference_placements", j.reference_placements}, {"reference_warm_calls", j.reference_warm_calls},
           {"candidate_warm_calls", j.candidate_warm_calls},
           {"host", j.host},
-          {"reference_sandbox", j.reference_sandbox}, {"candidate_start", j.candidate_start}};
+          {"reference_sandbox", j.reference_sandbox}, {"candidate_start", j.candidate_start}});
 }
 
 std::string judgment_summary(const judgment& j) {

@@ -11,6 +11,7 @@
 
 #include "base/http_json.h"
 #include "base/http_server.h"
+#include "base/json_text.h"
 #include "base/sha256.h"
 
 namespace cudal1 {
@@ -249,7 +250,7 @@ json judge_server::impl::kernelgym_result(const std::string& task_id, const json
 
 std::string kernelgym_content(const json& task) {
   return sha256_hex(task.value("reference_code", "") + '\0' + task.value("kernel_code", "") + '\0' +
-                    task.value("precision", "") + '\0' + json(task.value("num_correct_trials", 0)).dump());
+                    task.value("precision", "") + '\0' + json_text(json(task.value("num_correct_trials", 0))));
 }
 
 void judge_server::impl::claim_kernelgym_id(const httplib::Request& req, const std::string& task_id, const json& task) {

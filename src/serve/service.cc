@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "base/sha256.h"
 #include "bench/precompile.h"
 #include "queue/job_queue.h"
@@ -51,7 +52,7 @@ std::string extension_of(const std::string& format) {
 // options (the reward is computed per request from the same judgment).
 std::string request_key(const judge_request& r) {
   sha256 h;
-  for (const std::string& part : {r.task_source, r.format, r.code, r.options.dump()}) h.update(part + '\0');
+  for (const std::string& part : {r.task_source, r.format, r.code, json_text(r.options)}) h.update(part + '\0');
   return h.hex_digest();
 }
 
@@ -236,7 +237,23 @@ void judge_service::judge_loop() {
     if (!j) return;
     changed_.notify_all();
     auto started = clock_type::now();
-    auto out = judge_candidate(j->req.task_path, j->code_path, with_job_options(opt_.judge, j->req.options), quiet);
+    // A judgment that throws fails its own job, never the server and the
+    // jobs queued behind it (an attack review, 2026-12-07: a candidate's
+    // output that was not UTF-8 made the store's dump() throw here, and the
+    // server aborted).
+    json jj;
+    std::string error;
+    try {
+      auto out = judge_candidate(j->req.task_path, j->code_path, with_job_options(opt_.judge, j->req.options), quiet);
+      if (out) {
+        jj = judgment_to_json(*out);
+        jj["task_name"] = j->req.task_name;
+      } else {
+        error = out.err().message;
+      }
+    } catch (const std::exception& e) {
+      error = std::string("internal error while judging: ") + e.what();
+    }
     std::remove(j->code_path.c_str());
     double judged_s = std::chrono::duration<double>(clock_type::now() - started).count();
     {
@@ -244,13 +261,7 @@ void judge_service::judge_loop() {
       mean_judge_s_ = 0.8 * mean_judge_s_ + 0.2 * judged_s;
       counters_.judge_seconds_sum += judged_s;
     }
-    if (out) {
-      json jj = judgment_to_json(*out);
-      jj["task_name"] = j->req.task_name;
-      finish(j, std::move(jj), "");
-    } else {
-      finish(j, nullptr, out.err().message);
-    }
+    finish(j, std::move(jj), error);
   }
 }
 
@@ -355,8 +366,12 @@ void judge_service::record(const job& j) {
   if (!task_hash) return;
   auto cand = db.put_candidate(*task_hash, j.req.format, j.req.code, "serve:" + j.req.client);
   if (!cand) return;
-  (void)db.record_judgment({store_->run_id, *task_hash, *cand, static_cast<int>(j.serial)}, *j.judgment,
-                           j.judgment->value("baseline", opt_.judge.baseline));
+  try {  // a store that fails loses this record, not the server
+    (void)db.record_judgment({store_->run_id, *task_hash, *cand, static_cast<int>(j.serial)}, *j.judgment,
+                             j.judgment->value("baseline", opt_.judge.baseline));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cudal1 serve: %s not stored: %s\n", j.id.c_str(), e.what());
+  }
 }
 
 std::optional<job_view> judge_service::get(const std::string& id) const {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "base/sha256.h"
 
 #ifndef CUDAL1_VERSION
@@ -134,7 +135,7 @@ std::optional<double> number_at(const json& j, const json::json_pointer& p) {
 std::string string_at(const json& j, const json::json_pointer& p) {
   if (!j.contains(p)) return "";
   const json& v = j.at(p);
-  return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : v.dump();
+  return v.is_string() ? v.get<std::string>() : v.is_null() ? "" : json_text(v);
 }
 
 }  // namespace
@@ -237,7 +238,7 @@ result<run_record> store::open_run(const std::string& name, const std::string& c
   auto ins = db_.prepare("INSERT INTO runs (name, command, settings, created_at) VALUES (?1, ?2, ?3, ?4) "
                          "ON CONFLICT (name) DO NOTHING");
   if (!ins) return ins.err();
-  ins->bind(1, name).bind(2, command).bind(3, settings.dump()).bind(4, now_utc());
+  ins->bind(1, name).bind(2, command).bind(3, json_text(settings)).bind(4, now_utc());
   if (auto s = ins->run(); !s) return s.err();
   return find_run(name);
 }
@@ -321,8 +322,8 @@ status store::record_judgment(const judgment_key& key, const json& j, const std:
   q->bind(17, baseline);
   q->bind(18, published_score);
   if (published.is_null()) q->bind_null(19);
-  else q->bind(19, published.dump());
-  q->bind(20, j.dump());
+  else q->bind(19, json_text(published));
+  q->bind(20, json_text(j));
   q->bind(21, now_utc());
   return q->run();
 }
@@ -439,7 +440,7 @@ status store::put_attempt(const attempt_record& a) {
       "judge_seconds = excluded.judge_seconds");
   if (!q) return q.err();
   q->bind(1, a.run_id).bind(2, a.task_hash).bind(3, a.round).bind(4, a.slot).bind(5, a.status).bind(6, a.model);
-  q->bind(7, a.prompt.dump()).bind(8, a.exemplars.dump()).bind(9, a.answer).bind(10, a.analysis).bind(11, a.problem);
+  q->bind(7, json_text(a.prompt)).bind(8, json_text(a.exemplars)).bind(9, a.answer).bind(10, a.analysis).bind(11, a.problem);
   q->bind(12, a.candidate_hash).bind(13, a.verdict).bind(14, a.speedup).bind(15, a.reward).bind(16, a.group_reward);
   q->bind(17, a.prompt_tokens).bind(18, a.completion_tokens).bind(19, a.llm_seconds).bind(20, a.judge_seconds);
   q->bind(21, a.created_at.empty() ? now_utc() : a.created_at);

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "worker/census.h"
 
 namespace cudal1 {
@@ -118,7 +119,7 @@ worker_reply worker_channel::receive(double timeout_s) {
 
 status worker_channel::send(const json& cmd) {
   if (!alive_) return make_error("worker has ended");
-  return process_.send_line(cmd.dump());
+  return process_.send_line(json_text(cmd));
 }
 
 void worker_channel::freeze_between_requests() {
@@ -357,7 +358,7 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
 void worker_channel::stop() {
   thaw();
   if (alive_) {
-    if (process_.send_line(json{{"op", "quit"}}.dump())) {
+    if (process_.send_line(json_text(json{{"op", "quit"}}))) {
       std::string line;
       process_.read_line(std::chrono::steady_clock::now() + std::chrono::seconds(5), &line);
     }

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "base/sha256.h"
 
 extern char** environ;
@@ -319,7 +320,7 @@ result<child_process> request_worker(int sock, const reference_fork_request& req
   int fds[3] = {cmd_pipe[0], reply_pipe[1], log_fd};
   request["env"] = env_json;
   const std::string name = server_name(req);
-  status sent = log_fd >= 0 ? send_request(sock, request.dump(), fds, name)
+  status sent = log_fd >= 0 ? send_request(sock, json_text(request), fds, name)
                             : status(make_error("cannot open " + req.log_path));
   result<pid_t> pid = sent ? await_pid(sock, files, name) : result<pid_t>(sent.err());
   // The candidate server's keeper writes how the worker ended on this

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_text.h"
 #include "worker/census.h"
 #include "worker/sandbox.h"
 
@@ -20,7 +21,7 @@ namespace {
 std::set<std::string> g_baseline;
 
 int put(const nlohmann::json& j, char* out, size_t out_len) {
-  std::string s = j.dump();
+  std::string s = cudal1::json_text(j);
   if (out_len == 0) return -1;
   size_t n = std::min(s.size(), out_len - 1);
   std::memcpy(out, s.data(), n);

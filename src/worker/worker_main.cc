@@ -42,11 +42,12 @@
 #include <string>
 #include <vector>
 
+#include "base/json_text.h"
 #include "cudal1/abi.h"
 #include "device/device.h"
 #include "device/kernel_census.h"
-#include "worker/layout.h"
 #include "worker/census.h"
+#include "worker/layout.h"
 #include "worker/sandbox.h"
 
 namespace cudal1 {
@@ -57,7 +58,7 @@ using forward_fn = int (*)(const cudal1_tensor*, int, const cudal1_tensor*, int,
 
 
 void send(const json& reply) {
-  std::string line = reply.dump() + "\n";
+  std::string line = json_text(reply) + "\n";
   size_t off = 0;
   while (off < line.size()) {
     ssize_t n = write(4, line.data() + off, line.size() - off);
