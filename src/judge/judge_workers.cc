@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 #include "compile/python_build.h"
@@ -314,6 +315,13 @@ status judgment_run::start_candidate() {
   // worker instead of waking the OOM killer. Not on CUDA: the driver
   // reserves address ranges far larger than any real use.
   if (j_.backend == "cpu") spawn.limits.address_bytes = candidate_memory_limit();
+  // A bound on the threads and processes of the worker's user, so that no
+  // candidate can take the machine's process IDs (an attack review,
+  // 2026-12-07: 3000 threads held in each call, joined before it returned,
+  // were judged correct while the machine went from 138 to 3143 threads;
+  // about 32k would have left every fork on the host failing). Binds once
+  // the worker has dropped to its user (not a root worker).
+  spawn.limits.processes = candidate_task_limit();
   if (!opt_.defenses) spawn.env.push_back("CUDAL1_SANDBOX=0");
   auto start_own = [&]() -> status {
     j_.candidate_start = "spawned";
@@ -389,6 +397,15 @@ bool judgment_run::fork_candidate(const worker_spawn& spawn) {
   candidate_.emplace(worker_channel::adopt(std::move(*child), spawn.log_path));
   j_.candidate_start = "forked";
   return true;
+}
+
+// A quarter of the machine's process IDs (kernel.pid_max), from 1024 to
+// 16384: far above an honest worker's threads (its pools, the driver's),
+// shared by the judgments whose workers run at once as the same user.
+uint64_t judgment_run::candidate_task_limit() {
+  uint64_t pid_max = 32768;
+  if (auto text = read_file("/proc/sys/kernel/pid_max")) pid_max = std::strtoull(text->c_str(), nullptr, 10);
+  return std::clamp<uint64_t>(pid_max / 4, 1024, 16384);
 }
 
 // Three quarters of the machine's memory, at least 4 GiB.

@@ -143,6 +143,7 @@ class judgment_run {
   status start_candidate();
   bool fork_candidate(const worker_spawn& spawn);
   static uint64_t candidate_memory_limit();
+  static uint64_t candidate_task_limit();
   // ---- compile --------------------------------------------------------------
   bool compile();
   bool build_python_candidate();
