@@ -845,7 +845,10 @@ class Reference:
         if self.graph is not None:
             out = [t.clone() for t in as_output_list(out)]  # the graph's buffers are rewritten next call
         self.ref_out = as_output_list(out)
-        self.ref_args = args  # outputs may be views of the arguments
+        # Outputs may be views of the arguments; and the inputs as the
+        # reference's forward left them (written_otherwise): a graph's are
+        # its static copies.
+        self.ref_args = self.static_args if self.graph is not None else args
         return {"ok": True, "ms": ms, "wall_ms": wall_ms, "placement": self.placement}
 
     def check(self, msg):
@@ -894,7 +897,7 @@ class Reference:
                     self.fit_lower_precision(f["precise"], out, precise[i])
             figures.append(f)
         changed = self.changed_inputs(at)
-        for name in collected["changed_inputs"] if collected else []:
+        for name in (collected["changed_inputs"] if collected else []) + self.written_otherwise(at):
             if name not in changed:
                 changed.append(name)
         self.fingerprints.add(self.ref_out)
@@ -906,6 +909,27 @@ class Reference:
         return [spec["name"] for spec, v in zip(self.arg_specs, self.pristine)
                 if spec["name"] not in self.reference_writes
                 and not bitwise_equal(self.view(spec, at), as_tensor_arg(v, spec["name"]).to(self.device))]
+
+    def written_otherwise(self, at):
+        """The inputs the reference's own forward writes that the candidate
+        left neither as they were (computing out of place, as KernelBench
+        allows) nor as the reference left them, within the tolerance of an
+        output of their type: anything else written there is an input
+        modification like any other (an attack review, 2026-12-07: NaN
+        written over such an input was judged correct)."""
+        wrong = []
+        for spec, v, ref in zip(self.arg_specs, self.pristine, self.ref_args):
+            if spec["name"] not in self.reference_writes:
+                continue
+            got = self.view(spec, at)
+            if bitwise_equal(got, as_tensor_arg(v, spec["name"]).to(self.device)):
+                continue
+            rtol, atol_rel, rel_norm = self.tolerances[spec["dtype"]]
+            if (isinstance(ref, torch.Tensor) and list(ref.shape) == list(got.shape) and ref.dtype == got.dtype
+                    and passes(compare(got, ref, rtol, atol_rel), rel_norm)):
+                continue
+            wrong.append(spec["name"])
+        return wrong
 
     def fit_lower_precision(self, figures, cand, ref):
         """For a failing fp32 output: per looser policy, the fraction of its
