@@ -38,7 +38,7 @@ const judgment* deciding_judgment(const judgment& first, const judgment& second,
 /// How far apart (relative) two judgments' speedups may be: four standard
 /// errors of their difference (each judgment's speedup_error_rel), at least
 /// `least` (options.recheck_tolerance, CUDA-L1's 10%) and at most three
-/// times it; `least` where either error is unknown.
+/// times it; three times it where either error is unknown (too few pairs).
 double recheck_agreement(double least, std::optional<double> error1, std::optional<double> error2);
 
 /// Why a correct judgment's speedup must be re-measured (CUDA-L1's triggers:

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <string>
 
 #include "judge/judge.h"
@@ -68,6 +69,22 @@ TEST(SpeedupRecheck, AgreementFollowsTheMeasuredNoise) {
   // The reference's time moved, not the candidate's: within three times the least.
   EXPECT_TRUE(speedups_agree(judged(4.0, 0.01, 0.05), judged(5.0, 0.01, 0.0502), options));
   EXPECT_FALSE(speedups_agree(judged(4.0, 0.01, 0.05), judged(5.4, 0.01, 0.0502), options));
+}
+
+// One timed pair has no standard error: the widest tolerance, not the least
+// (a false-rejection review: 1.297x, then 1.531x in a third judgment, 18%
+// apart, was rejected at the least 10%).
+TEST(SpeedupRecheck, UnknownNoiseGetsTheWidestTolerance) {
+  const double nan = std::nan("");
+  EXPECT_DOUBLE_EQ(recheck_agreement(0.1, std::nullopt, 0.01), 0.3);
+  EXPECT_DOUBLE_EQ(recheck_agreement(0.1, nan, 0.01), 0.3);
+  EXPECT_DOUBLE_EQ(recheck_agreement(0.1, 0.01, 0.01), 0.1);
+  judge_options options;
+  judgment one_pair = judged(1.297, nan, 209.3), third = judged(1.531, nan, 205.0);
+  one_pair.speedup_error_rel.reset();
+  third.speedup_error_rel.reset();
+  EXPECT_TRUE(speedups_agree(one_pair, third, options));
+  EXPECT_FALSE(speedups_agree(one_pair, judged(2.164, nan, 150.0), options));  // 67% apart: still rejected
 }
 
 TEST(SpeedupRecheck, AThirdJudgmentDecides) {
