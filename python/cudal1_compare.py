@@ -343,6 +343,11 @@ def compare_precise(cand, ref, rtol, atol_rel):
         diff = torch.where(same, torch.zeros_like(c), (c - r).abs())
         diff = torch.where(torch.isnan(diff), torch.full_like(diff, math.inf), diff)
         if exact:
+            if cand.dtype == torch.bool:
+                # A byte that is neither 0 nor 1 is no bool a kernel wrote:
+                # the stage's sentinel (0xFF or 0x5A), which torch reads as
+                # True, so an unwritten element matched a True one.
+                unwritten += (c_flat[i:i + step].view(torch.uint8) > 1).sum()
             differ = c_flat[i:i + step] != r_flat[i:i + step]
             diff = torch.where(differ & (diff == 0), torch.ones_like(diff), diff)  # distinct integers differ by 1 at least
             bad += differ.sum()

@@ -138,6 +138,17 @@ class _IoVec(ctypes.Structure):
 _LIBC = None
 
 
+def copy_bytes(dst, src):
+    """src into dst as they are: a bool tensor's copy_ turns every nonzero
+    byte into 1, and the sentinel that marks an unwritten bool element (0xFF
+    or 0x5A, never a bool's 0 or 1) must reach the check (an attack review,
+    2026-12-07: bool outputs left unwritten passed as True)."""
+    if dst.dtype == torch.bool:
+        dst.view(torch.uint8).copy_(src.view(torch.uint8))
+    else:
+        dst.copy_(src)
+
+
 def read_process_memory(pid, pieces, local):
     """Copies the (address, bytes) pieces of process pid, one after another,
     to `local` here (process_vm_readv, 1024 pieces a call); 0, or the errno
@@ -540,7 +551,7 @@ class Reference:
         if buffers is None or any(b.shape != v.shape or b.dtype != v.dtype for b, v in zip(buffers, views)):
             buffers = self.snapshot_buffers[arena] = [torch.empty_like(v) for v in views]
         for b, v in zip(buffers, views):
-            b.copy_(v)
+            copy_bytes(b, v)
         outputs = buffers
         changed = self.changed_inputs(at)
         self.sync()
@@ -623,7 +634,7 @@ class Reference:
         pieces = [(ptr + int(o) * itemsize, nbytes) for o in offsets.tolist()]
         err = read_process_memory(pid, pieces, dense_copy.data_ptr())
         if not err:
-            dst.copy_(dense_copy)
+            copy_bytes(dst, dense_copy)
         return err
 
     def untouched(self, msg):
