@@ -152,6 +152,16 @@ std::string forbid_processes(bool bound_memory) {
   for (long nr : {long(SYS_tkill), long(SYS_ptrace), long(SYS_process_vm_readv), long(SYS_process_vm_writev),
                   long(SYS_pidfd_getfd), long(SYS_pidfd_send_signal), long(SYS_kcmp), long(SYS_userfaultfd)})
     add_block(f, nr, {eperm});
+  // No state kept, and no machine-wide budget taken, beyond the worker's
+  // life: the kernel's key store (the sandbox user's keyrings outlive the
+  // worker, so one judgment left a key that a later one read back, and its
+  // quota is every judgment's), asynchronous I/O contexts (io_setup took the
+  // host's whole aio-nr budget, 65536, for the call's life) and inotify
+  // instances (128 per user, every judgment's). An attack review,
+  // 2026-12-07. Refused, not recorded: nothing honest needs them in a call.
+  for (long nr : {long(SYS_add_key), long(SYS_request_key), long(SYS_keyctl), long(SYS_io_setup),
+                  long(SYS_inotify_init), long(SYS_inotify_init1)})
+    add_block(f, nr, {eperm});
   // No memory held outside the worker's bounds (bound_memory: the CPU
   // backend, whose worker has an address-space limit): a memfd's or a System
   // V segment's pages count in no address-space limit until mapped, nor in
