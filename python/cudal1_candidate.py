@@ -1028,9 +1028,19 @@ def cpu_name():
     return "cpu"
 
 
+TRACE_CHARS = 8192  # of a candidate's error, its head and tail
+
+
 def short_trace(e):
     lines = traceback.format_exception(type(e), e, e.__traceback__)
     text = f"{type(e).__name__}: {e}\n" + "".join(lines[-6:]).strip()
+    # At most TRACE_CHARS of it, the middle cut: the message is the
+    # candidate's, and a 120 MB one took the judge 44 s to take in and ended
+    # as a timeout instead of the candidate's error (an attack review,
+    # 2026-12-07).
+    if len(text) > TRACE_CHARS:
+        half = TRACE_CHARS // 2
+        text = f"{text[:half]}\n[... {len(text) - 2 * half} characters cut ...]\n{text[-half:]}"
     # A message JSON cannot carry (a lone surrogate) is still the candidate's error.
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 

@@ -907,8 +907,17 @@ class Reference:
                 if not passes(f["precise"], rel_norm):
                     self.fit_lower_precision(f["precise"], out, precise[i])
             figures.append(f)
-        changed = self.changed_inputs(at)
-        for name in (collected["changed_inputs"] if collected else []) + self.written_otherwise(at):
+        # The inputs the reference's forward wrote: those its first forward
+        # wrote, and those it wrote in this very call (a write that depends
+        # on the data, clamp_ or relu_ on values the first inputs did not
+        # reach: a false-rejection review, 2026-12-07, had the reference's
+        # own forward rejected, 4 of 4, as it clamped only later inputs).
+        wrote = self.reference_writes | self.reference_wrote_now()
+        changed = []
+        for name in self.changed_inputs(at) + (collected["changed_inputs"] if collected else []):
+            if name not in changed and name not in wrote:
+                changed.append(name)
+        for name in self.written_otherwise(at, wrote):
             if name not in changed:
                 changed.append(name)
         self.fingerprints.add(self.ref_out)
@@ -921,7 +930,14 @@ class Reference:
                 if spec["name"] not in self.reference_writes
                 and not bitwise_equal(self.view(spec, at), as_tensor_arg(v, spec["name"]).to(self.device))]
 
-    def written_otherwise(self, at):
+    def reference_wrote_now(self):
+        """The inputs the reference's forward changed in this call: its own
+        copies (ref_args) against the call's pristine values."""
+        return {spec["name"] for spec, v, ref in zip(self.arg_specs, self.pristine, self.ref_args)
+                if isinstance(ref, torch.Tensor) and spec["name"] not in self.reference_writes
+                and not bitwise_equal(ref, as_tensor_arg(v, spec["name"]).to(self.device))}
+
+    def written_otherwise(self, at, wrote):
         """The inputs the reference's own forward writes that the candidate
         left neither as they were (computing out of place, as KernelBench
         allows) nor as the reference left them, within the tolerance of an
@@ -930,7 +946,7 @@ class Reference:
         written over such an input was judged correct)."""
         wrong = []
         for spec, v, ref in zip(self.arg_specs, self.pristine, self.ref_args):
-            if spec["name"] not in self.reference_writes:
+            if spec["name"] not in wrote:
                 continue
             got = self.view(spec, at)
             if bitwise_equal(got, as_tensor_arg(v, spec["name"]).to(self.device)):

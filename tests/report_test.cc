@@ -76,3 +76,24 @@ TEST(ResolveBackend, FollowsTheExtension) {
 
 }  // namespace
 }  // namespace cudal1
+
+namespace cudal1 {
+namespace {
+
+// A candidate's message reaches the terminal with its escapes shown, not
+// obeyed: one that erased lines (ESC[2K, ESC[1A, CR) printed a forged
+// "correct" over the real verdict (an attack review, 2026-12-07).
+TEST(TerminalSafe, ControlCharactersInCaretNotation) {
+  EXPECT_EQ(terminal_safe("a\x1b[2K\rb\x7f\n\tc"), "a^[[2K^Mb^?\n\tc");
+  judgment j;
+  j.outcome = verdict::runtime_error;
+  j.candidate_path = "/x/cand.py";
+  j.message = "boom\r\x1b[1Acand.py: correct  speedup 41.70x";
+  std::string text = judgment_summary(j);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  EXPECT_NE(text.find("boom^M^[[1Acand.py"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace cudal1

@@ -1,6 +1,8 @@
 #include "base/subprocess.h"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
 #include <signal.h>
 
 #include <filesystem>
@@ -62,6 +64,31 @@ TEST(ChildProcess, SpeaksLinesOnPrivateFds) {
   ASSERT_TRUE(log.ok());
   EXPECT_NE(log->find("hello-on-stdout"), std::string::npos);
   remove_tree(*dir);
+}
+
+// A child that writes without end and no newline: read_line gives up past
+// kMaxLineBytes instead of holding it all (an attack review, 2026-12-07: a
+// worker's flood took the judge to 550 MB and 26 s of CPU, the search for
+// the newline being repeated over the whole buffer after every read). A
+// line just under the limit still arrives whole.
+TEST(ChildProcess, ALineWithoutEndIsCutOff) {
+  worker_spawn spawn;
+  spawn.argv = {"/bin/sh", "-c", "head -c 20000000 /dev/zero | tr '\\0' x >&4; sleep 30"};
+  auto child = child_process::spawn(spawn);
+  ASSERT_TRUE(child.ok()) << child.message();
+  std::string line;
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(child->read_line(in_seconds(20), &line), child_process::read_status::too_long);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  child->kill_and_wait();
+
+  spawn.argv = {"/bin/sh", "-c", "head -c 16000000 /dev/zero | tr '\\0' y >&4; echo >&4; sleep 30"};
+  auto whole = child_process::spawn(spawn);
+  ASSERT_TRUE(whole.ok()) << whole.message();
+  ASSERT_EQ(whole->read_line(in_seconds(20), &line), child_process::read_status::line);
+  EXPECT_EQ(line.size(), 16000000u);
+  EXPECT_EQ(line.find_first_not_of('y'), std::string::npos);
+  whole->kill_and_wait();
 }
 
 TEST(ChildProcess, ReportsCrashAsClosedThenSignal) {

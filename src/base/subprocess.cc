@@ -345,12 +345,19 @@ status child_process::send_line(const std::string& line) {
 
 child_process::read_status child_process::read_line(steady_time deadline, std::string* line) {
   char buf[65536];
+  size_t scanned = 0;  // each byte is looked at once (a search of the whole buffer per read was quadratic)
   for (;;) {
-    size_t nl = buffer_.find('\n');
+    size_t nl = buffer_.find('\n', scanned);
     if (nl != std::string::npos) {
       *line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       return read_status::line;
+    }
+    scanned = buffer_.size();
+    if (buffer_.size() > kMaxLineBytes) {
+      buffer_.clear();
+      buffer_.shrink_to_fit();
+      return read_status::too_long;
     }
     if (from_child_ < 0) return read_status::closed;
     struct pollfd pfd = {from_child_, POLLIN, 0};

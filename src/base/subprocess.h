@@ -75,7 +75,11 @@ struct worker_spawn {
 /// (PR_SET_PDEATHSIG). Non-copyable: it owns the pipes and the process.
 class child_process {
  public:
-  enum class read_status { line, timeout, closed };
+  enum class read_status { line, timeout, closed, too_long };
+  /// The longest line read_line() takes: a worker's replies are kilobytes,
+  /// and a child writing without a newline held the judge's memory and CPU
+  /// (an attack review, 2026-12-07: 550 MB and 26 s of the judge's CPU).
+  static constexpr size_t kMaxLineBytes = 16u << 20;
 
   static result<child_process> spawn(const worker_spawn& options);
   /// Takes over a process another process forked for us (a fork server's
@@ -91,7 +95,8 @@ class child_process {
 
   /// Writes one line (a newline is appended). Fails if the child has gone.
   status send_line(const std::string& line);
-  /// Reads one line, waiting at most until deadline.
+  /// Reads one line, waiting at most until deadline; too_long past
+  /// kMaxLineBytes without a newline (what was read is dropped).
   read_status read_line(steady_time deadline, std::string* line);
   /// Kills the whole process group (SIGKILL) and reaps the child.
   exit_info kill_and_wait();

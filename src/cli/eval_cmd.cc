@@ -64,7 +64,7 @@ int run_eval(const args_t& args) {
     if (!quiet && !as_json) std::fprintf(stderr, "%s\n", positional[c].c_str());
     auto j = judge_candidate(task, positional[c], opt, as_json ? static_cast<progress_sink&>(silent) : progress);
     if (!j) {
-      std::fprintf(stderr, "cudal1: error: %s\n", j.message().c_str());
+      std::fprintf(stderr, "cudal1: error: %s\n", terminal_safe(j.message()).c_str());
       return 2;
     }
     if (as_json) std::printf("%s\n", json_text(judgment_to_json(*j)).c_str());

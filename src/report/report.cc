@@ -96,6 +96,20 @@ json judgment_to_json(const judgment& j) {
           {"reference_sandbox", j.reference_sandbox}, {"candidate_start", j.candidate_start}});
 }
 
+std::string terminal_safe(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (unsigned char c : s) {
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      out += '^';
+      out += static_cast<char>(c ^ 0x40);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 std::string judgment_summary(const judgment& j) {
   std::string name = std::filesystem::path(j.candidate_path).filename().string();
   std::string out = name + ": " + to_string(j.outcome);
@@ -146,7 +160,7 @@ std::string judgment_summary(const judgment& j) {
   }
   out += "  " + j.device.value("name", std::string("?")) + " (" + j.backend + ")" + fmt(", %.1f s", j.total_s) +
          (j.compile_cached ? ", compile cached" : "") + "\n";
-  return out;
+  return terminal_safe(out);
 }
 
 json reference_timing_json(const reference_timing& t) {

@@ -20,6 +20,12 @@ nlohmann::json judgment_to_json(const judgment& j);
 /// optimizer store it as a judgment without a candidate).
 nlohmann::json reference_timing_json(const reference_timing& t);
 
+/// s with its control characters other than newline and tab in caret
+/// notation (ESC as ^[, CR as ^M), as `cat -v` shows them: text the
+/// candidate controls reaches the terminal, and raw, its escapes erased
+/// lines and printed a forged verdict (an attack review, 2026-12-07).
+std::string terminal_safe(const std::string& s);
+
 /// A few lines for a terminal.
 std::string judgment_summary(const judgment& j);
 

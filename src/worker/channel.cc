@@ -99,6 +99,16 @@ worker_reply worker_channel::receive(double timeout_s) {
     alive_ = false;
     return r;
   }
+  if (st == child_process::read_status::too_long) {  // no reply is that long: the stream is the worker's to forge
+    r.what = worker_reply::kind::failed;
+    r.body = {{"ok", false},
+              {"kind", "protocol"},
+              {"message", "a reply line of more than " + std::to_string(child_process::kMaxLineBytes >> 20) +
+                              " MiB without a newline"}};
+    process_.kill_and_wait();
+    alive_ = false;
+    return r;
+  }
   r.raw = line.substr(0, 200);
   constexpr int kMaxDepth = 16;
   if (nesting_depth(line) > kMaxDepth) {
