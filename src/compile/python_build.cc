@@ -354,13 +354,35 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
       return out;
     }
   }
+  // Only what a run loads goes into the cache: the manifest and the
+  // libraries it names. The rest of the folder (objects, sources, and
+  // whatever the candidate's import wrote there) stays behind: an attack
+  // review's import wrote 500 MB and 20,000 files, all kept, and every
+  // changed comment would have kept as much again (2026-12-07).
+  std::vector<std::string> keep = {"manifest.json"};
+  if (auto text = read_file(work + "/manifest.json")) {
+    nlohmann::json manifest = nlohmann::json::parse(*text, nullptr, false);
+    if (manifest.is_object() && manifest.contains("extensions") && manifest["extensions"].is_object())
+      for (const auto& [key, entry] : manifest["extensions"].items()) {
+        std::string lib = entry.is_object() && entry.contains("library") && entry["library"].is_string()
+                              ? entry["library"].get<std::string>() : "";
+        std::filesystem::path rel = std::filesystem::path("ext") / lib;
+        bool inside = !lib.empty() && std::filesystem::path(lib).is_relative();
+        for (const auto& part : std::filesystem::path(lib)) inside = inside && part != "..";
+        if (!inside || !std::filesystem::is_regular_file(std::filesystem::symlink_status(work + "/" + rel.string()))) {
+          out.diagnostics = "the build's manifest names a library that is not a plain file in its folder: " + lib;
+          remove_tree(work);
+          return out;
+        }
+        keep.push_back(rel.string());
+      }
+  }
   // What goes into the cache is bounded too (the tmpfs bounds only the
-  // build's own time): an honest build leaves a few megabytes.
+  // build's own time): an honest build's libraries are a few megabytes.
   uint64_t left_bytes = 0;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(work, ec))
-    if (e.is_regular_file(ec)) left_bytes += e.file_size(ec);
+  for (const std::string& rel : keep) left_bytes += std::filesystem::file_size(work + "/" + rel, ec);
   if (left_bytes > kBuildOutputBytes) {
-    out.diagnostics = "the build left " + std::to_string(left_bytes >> 20) + " MiB in its folder, more than " +
+    out.diagnostics = "the build's libraries take " + std::to_string(left_bytes >> 20) + " MiB, more than " +
                       std::to_string(kBuildOutputBytes >> 20) + " MiB: not kept";
     remove_tree(work);
     return out;
@@ -369,7 +391,12 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   // concurrent judge sees the whole build or none.
   std::string staged = done + ".tmp." + std::to_string(getpid());
   remove_tree(staged);
-  std::filesystem::copy(work, staged, std::filesystem::copy_options::recursive | std::filesystem::copy_options::skip_symlinks, ec);
+  ec.clear();
+  for (const std::string& rel : keep) {
+    if (ec) break;
+    std::filesystem::create_directories(std::filesystem::path(staged + "/" + rel).parent_path(), ec);
+    if (!ec) std::filesystem::copy_file(work + "/" + rel, staged + "/" + rel, std::filesystem::copy_options::overwrite_existing, ec);
+  }
   remove_tree(work);
   if (!ec) std::filesystem::rename(staged, done, ec);
   if (ec) {  // another judge placed it first, or the cache is unwritable
