@@ -402,6 +402,7 @@ def patch_extensions_for_run(manifest, ext_dir):
     """load_inline/load return the library the build made for the same call;
     nothing is compiled in the run sandbox."""
     import torch.utils.cpp_extension as ce
+    loaded = {}  # library -> its module: a second call for the same library gets the same module
 
     def wrap(kind):
         def prebuilt(*args, **kwargs):
@@ -410,18 +411,24 @@ def patch_extensions_for_run(manifest, ext_dir):
             if entry is None:
                 raise RuntimeError(f"{kind}({extension_name(args, kwargs)!r}): this call was not made when the "
                                    "candidate was built (extensions are built before the run, from the same code)")
+            if entry["library"] in loaded:
+                return loaded[entry["library"]]
             # Opened by its relative path, loaded through the descriptor: the
             # loader would make the path absolute, through folders above this
-            # one that the unprivileged user may not enter.
-            fd = os.open(os.path.join(ext_dir, entry["library"]), os.O_RDONLY)
-            try:
-                path = f"/proc/self/fd/{fd}"
-                loader = importlib.machinery.ExtensionFileLoader(entry["name"], path)
-                spec = importlib.util.spec_from_file_location(entry["name"], path, loader=loader)
-                module = importlib.util.module_from_spec(spec)
-                loader.exec_module(module)
-            finally:
-                os.close(fd)
+            # one that the unprivileged user may not enter. The descriptor
+            # stays open for the process's life: the loader knows a library
+            # by the path it was given, and with the descriptor closed the
+            # next extension got the same /proc/self/fd/N, so the loader
+            # handed back the first library (a review, 2026-12-07: every
+            # ModelNew with two extensions failed, "dynamic module does not
+            # define module export function").
+            fd = os.open(os.path.join(ext_dir, entry["library"]), os.O_RDONLY | os.O_CLOEXEC)
+            path = f"/proc/self/fd/{fd}"
+            loader = importlib.machinery.ExtensionFileLoader(entry["name"], path)
+            spec = importlib.util.spec_from_file_location(entry["name"], path, loader=loader)
+            module = importlib.util.module_from_spec(spec)
+            loader.exec_module(module)
+            loaded[entry["library"]] = module
             return module
         return prebuilt
     ce.load_inline = wrap("load_inline")

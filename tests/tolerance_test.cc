@@ -45,7 +45,13 @@ TEST(JudgeOutput, PassesWithinTolerance) {
 TEST(JudgeOutput, UnwrittenElementsFailFirst) {
   auto v = judge_output(figures(5, 5, 1e-7), tolerance_for("f32"));
   EXPECT_FALSE(v.pass);
-  EXPECT_NE(v.reason.find("not written"), std::string::npos);
+  EXPECT_NE(v.reason.find("not written (still NaN)"), std::string::npos);
+  // A bool output's are bytes other than 0 and 1, not NaN.
+  output_error b = figures(0, 7, 0.0);
+  b.dtype = "bool";
+  v = judge_output(b, tolerance_for("bool"));
+  EXPECT_FALSE(v.pass);
+  EXPECT_NE(v.reason.find("7 of 1000 elements not written (a byte other than 0 or 1"), std::string::npos) << v.reason;
 }
 
 TEST(JudgeOutput, ElementsOutsideToleranceFail) {

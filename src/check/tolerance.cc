@@ -67,8 +67,11 @@ output_error parse_output_error(const nlohmann::json& j, const std::string& name
 output_verdict judge_output(const output_error& e, const tolerance& tol) {
   char buf[256];
   if (e.unwritten > 0) {
-    std::snprintf(buf, sizeof buf, "%s: %lld of %lld elements not written (still NaN)", e.name.c_str(),
-                  static_cast<long long>(e.unwritten), static_cast<long long>(e.numel));
+    // A bool output's unwritten elements are bytes other than 0 and 1 (the
+    // fill the judge left there, or bytes no bool has), not NaN.
+    std::snprintf(buf, sizeof buf, "%s: %lld of %lld elements not written (%s)", e.name.c_str(),
+                  static_cast<long long>(e.unwritten), static_cast<long long>(e.numel),
+                  e.dtype == "bool" ? "a byte other than 0 or 1: the judge's fill, or no bool" : "still NaN");
     return {false, buf};
   }
   if (e.bad > 0) {

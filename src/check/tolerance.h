@@ -49,7 +49,7 @@ struct output_error {
   std::string dtype;
   int64_t numel = 0;
   int64_t bad = 0;        // elements outside the per-element tolerance
-  int64_t unwritten = 0;  // NaN where the reference has a number (outputs are NaN-prefilled)
+  int64_t unwritten = 0;  // NaN where the reference has a number (outputs are NaN-prefilled); for bool, bytes not 0 or 1
   std::optional<double> max_abs, max_rel, rel_norm;  // empty: infinite or NaN
   double scale = 0;
 };
