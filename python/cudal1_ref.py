@@ -923,19 +923,22 @@ class Reference:
         self.fingerprints.add(self.ref_out)
         return {"ok": True, "outputs": figures, "changed_inputs": changed}
 
+    def is_pristine(self, spec, value, t):
+        """Whether t holds input `spec` bit for bit as the call's pristine
+        `value` has it."""
+        return bitwise_equal(t, as_tensor_arg(value, spec["name"]).to(self.device))
+
     def changed_inputs(self, at):
         """The names of the inputs whose arena copy differs from the call's
-        pristine values."""
+        pristine values (the check sets those the reference writes apart)."""
         return [spec["name"] for spec, v in zip(self.arg_specs, self.pristine)
-                if spec["name"] not in self.reference_writes
-                and not bitwise_equal(self.view(spec, at), as_tensor_arg(v, spec["name"]).to(self.device))]
+                if not self.is_pristine(spec, v, self.view(spec, at))]
 
     def reference_wrote_now(self):
         """The inputs the reference's forward changed in this call: its own
         copies (ref_args) against the call's pristine values."""
         return {spec["name"] for spec, v, ref in zip(self.arg_specs, self.pristine, self.ref_args)
-                if isinstance(ref, torch.Tensor) and spec["name"] not in self.reference_writes
-                and not bitwise_equal(ref, as_tensor_arg(v, spec["name"]).to(self.device))}
+                if isinstance(ref, torch.Tensor) and not self.is_pristine(spec, v, ref)}
 
     def written_otherwise(self, at, wrote):
         """The inputs the reference's own forward writes that the candidate
@@ -949,7 +952,7 @@ class Reference:
             if spec["name"] not in wrote:
                 continue
             got = self.view(spec, at)
-            if bitwise_equal(got, as_tensor_arg(v, spec["name"]).to(self.device)):
+            if self.is_pristine(spec, v, got):
                 continue
             rtol, atol_rel, rel_norm = self.tolerances[spec["dtype"]]
             if (isinstance(ref, torch.Tensor) and list(ref.shape) == list(got.shape) and ref.dtype == got.dtype

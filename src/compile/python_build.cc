@@ -135,11 +135,8 @@ void make_pch_later(const modelnew_build_request& req, const std::string& varian
 // What the build said of its precompiled headers and CUDA includes: a note
 // for the judgment, and the variants it wanted that are missing or stale,
 // made in the background for the next builds.
-std::string read_build_notes(const modelnew_build_request& req, const std::string& manifest_path) {
-  auto text = read_file(manifest_path);
-  if (!text) return "";
-  auto m = nlohmann::json::parse(*text, nullptr, false);
-  if (m.is_discarded() || !m.is_object() || !m.contains("build") || !m["build"].is_object()) return "";
+std::string read_build_notes(const modelnew_build_request& req, const nlohmann::json& m) {
+  if (!m.is_object() || !m.contains("build") || !m["build"].is_object()) return "";
   const auto& b = m["build"];
   std::string notes;
   if (b.contains("pch") && b["pch"].is_array()) {
@@ -335,14 +332,16 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
     remove_tree(work);
     return out;
   }
-  out.notes = read_build_notes(req, work + "/manifest.json");
+  // The build's manifest, read once: its notes, and the libraries that go
+  // into the cache (below).
+  nlohmann::json manifest = nlohmann::json::object();
+  if (auto text = read_file(work + "/manifest.json")) manifest = nlohmann::json::parse(*text, nullptr, false);
+  out.notes = read_build_notes(req, manifest);
   if (forked) out.notes += std::string(out.notes.empty() ? "" : "; ") + "forked by the candidate server";
   if (retried)
     out.notes += std::string(out.notes.empty() ? "" : "; ") +
                  "started afresh: the candidate server's fork ended before it reached the candidate";
-  remove_tree(work + "/tmp");
-  std::filesystem::remove(candidate);
-  std::filesystem::remove(task_copy);
+  remove_tree(work + "/tmp");  // not kept, and the build's own links there are no concern of the check below
   std::error_code ec;
   // The build is the candidate's: only folders and plain files leave it (a
   // link would have the judge, as root, copy what it points at).
@@ -360,23 +359,20 @@ result<compile_outcome> build_modelnew(const modelnew_build_request& req) {
   // review's import wrote 500 MB and 20,000 files, all kept, and every
   // changed comment would have kept as much again (2026-12-07).
   std::vector<std::string> keep = {"manifest.json"};
-  if (auto text = read_file(work + "/manifest.json")) {
-    nlohmann::json manifest = nlohmann::json::parse(*text, nullptr, false);
-    if (manifest.is_object() && manifest.contains("extensions") && manifest["extensions"].is_object())
-      for (const auto& [key, entry] : manifest["extensions"].items()) {
-        std::string lib = entry.is_object() && entry.contains("library") && entry["library"].is_string()
-                              ? entry["library"].get<std::string>() : "";
-        std::filesystem::path rel = std::filesystem::path("ext") / lib;
-        bool inside = !lib.empty() && std::filesystem::path(lib).is_relative();
-        for (const auto& part : std::filesystem::path(lib)) inside = inside && part != "..";
-        if (!inside || !std::filesystem::is_regular_file(std::filesystem::symlink_status(work + "/" + rel.string()))) {
-          out.diagnostics = "the build's manifest names a library that is not a plain file in its folder: " + lib;
-          remove_tree(work);
-          return out;
-        }
-        keep.push_back(rel.string());
+  if (manifest.is_object() && manifest.contains("extensions") && manifest["extensions"].is_object())
+    for (const auto& [key, entry] : manifest["extensions"].items()) {
+      std::string lib = entry.is_object() && entry.contains("library") && entry["library"].is_string()
+                            ? entry["library"].get<std::string>() : "";
+      std::filesystem::path rel = std::filesystem::path("ext") / lib;
+      bool inside = !lib.empty() && std::filesystem::path(lib).is_relative();
+      for (const auto& part : std::filesystem::path(lib)) inside = inside && part != "..";
+      if (!inside || !std::filesystem::is_regular_file(std::filesystem::symlink_status(work + "/" + rel.string()))) {
+        out.diagnostics = "the build's manifest names a library that is not a plain file in its folder: " + lib;
+        remove_tree(work);
+        return out;
       }
-  }
+      keep.push_back(rel.string());
+    }
   // What goes into the cache is bounded too (the tmpfs bounds only the
   // build's own time): an honest build's libraries are a few megabytes.
   uint64_t left_bytes = 0;
