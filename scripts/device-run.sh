@@ -59,7 +59,10 @@ for step in $steps; do
       kill $monitor ${gpumon}; wait $monitor ${gpumon}
       tar czf "$out/stability.tgz" -C "$out" stability && rm -rf "$out/stability" ;;
     placement) python3 bench/reference_placement.py --save "$out/reference-placement.json" ${PLACEMENT_PROBE_ARGS:-} 2>&1 | tee "$out/reference-placement.log" ;;
-    bench) build/bin/judge_bench ${BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/bench.log" ;;
+    bench)  # the judgments' JSON in one archive (the device returns a few files only)
+      mkdir -p "$out/bench"
+      build/bin/judge_bench ${BENCH_ARGS:-} --save "$out/bench" 2>&1 | tee "$out/bench.log"
+      tar czf "$out/bench-json.tgz" -C "$out" bench && rm -rf "$out/bench" ;;
     queue) python3 bench/queue_bench.py --save "$out" ${QUEUE_ARGS:-} 2>&1 | tee "$out/queue-bench.log" ;;  # needs build/redis (scripts/stage-redis.sh)
     optimize) python3 bench/optimize_suite.py --keep "$out" ${OPTIMIZE_ARGS:-} 2>&1 | tee "$out/optimize-suite.log" ;;
     optimize-bench) python3 bench/optimize_bench.py ${OPTIMIZE_BENCH_ARGS:-} --save "$out" 2>&1 | tee "$out/optimize-bench.log" ;;
