@@ -501,10 +501,18 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
   // judgment would only give a shaved window another draw (an attack review,
   // 2026-12-06: a 70 us shave counted from the span at 4.7x, then judged
   // twice more with its window standing at 11.0x and 12.4x, which stood).
+  // The pairs that were counted decide: where the statistics kept those
+  // timed at the host's full speed, their span, as it decided that the
+  // judge's clock timed them (on an H100 host an honest kernel's span over
+  // all pairs sat 0.0252 ms over the probes' against the 0.025 floor, over
+  // the full-speed pairs 0.018; those were timed by the judge's clock as
+  // their slack spread beyond the cap on a jittery host, and with no second
+  // judgment it stood at 1.97x against 3.65x, 2026-12-07). A shaved window
+  // shows in both.
   auto span_disagreed = [](const json& c) {
     auto flag = [](const json& figures) { return figures.value("window_disagrees", false); };
-    return flag(c.value("run_beyond_window", json::object())) ||
-           flag(c.value("full_speed_pairs", json::object()).value("run_beyond_window", json::object()));
+    if (c.contains("full_speed_pairs")) return flag(c["full_speed_pairs"].value("run_beyond_window", json::object()));
+    return flag(c.value("run_beyond_window", json::object()));
   };
   bool inconclusive = clock && !python && first->outcome == verdict::correct && !clock->value("conclusive", true) &&
                       clock->contains("worker_samples_ms") && !span_disagreed(*clock);
