@@ -655,15 +655,27 @@ void judgment_run::use_judge_clock() {
     // span disagreed (threads, a sleep, a varying length) was counted 1.1-3.5x
     // its window (an attack review on the 2-core VM, 2026-12-06).
     const bool reaches = outside_work_reaches_check();
+    // A single call is charged only beyond the probes' own upper tail too
+    // (their 90th percentile, of those before the candidate loaded): on an
+    // H100 host whose requests ran slow outside the span in about three
+    // calls of ten, probes and calls alike (0.35-0.85 ms against a median of
+    // 0.18), four robust standard deviations charged 28 of an honest
+    // kernel's 91 calls and counted it at 0.35 ms against its 0.19 ms window,
+    // 1.97x against 3.65x (2026-12-07). Work moved out of every call is the
+    // median shift's to charge; out of fewer than half, it barely moves the
+    // median the speedup is taken from.
+    std::vector<double> sorted_outside = probe_outside;
+    std::sort(sorted_outside.begin(), sorted_outside.end());
+    const double per_call_tolerance = std::max(outside.tolerance_ms, sorted_quantile(sorted_outside, 0.9) - base);
     std::vector<double> judged(n), charged(n);
     for (size_t i = 0; i < n; ++i) {
-      charged[i] = reaches ? std::max(shift.excess_ms, cand_outside_wall_ms_[i] - base - outside.tolerance_ms) : 0.0;
+      charged[i] = reaches ? std::max(shift.excess_ms, cand_outside_wall_ms_[i] - base - per_call_tolerance) : 0.0;
       judged[i] = cand_window_wall_ms_[i] - probe_slack + charged[i];
       if (judged[i] > worker[i]) worker[i] = judged[i], ++raised;
     }
     j_.judge_clock["judge_clock_times"] = {
         {"route", "window_span"}, {"probe_slack_median_ms", probe_slack}, {"outside_charged", reaches},
-        {"probe_outside_median_ms", base}, {"probe_outside_tolerance_ms", outside.tolerance_ms},
+        {"probe_outside_median_ms", base}, {"probe_outside_tolerance_ms", per_call_tolerance},
         {"median_shift", {{"candidate_median_ms", shift.candidate_median_ms}, {"tolerance_ms", shift.tolerance_ms},
                           {"charged_ms", shift.excess_ms}}},
         {"probe_outside_ms", probe_outside}, {"probe_after_outside_ms", after}, {"outside_ms", cand_outside_wall_ms_},
@@ -673,7 +685,7 @@ void judgment_run::use_judge_clock() {
                     "the judge's clock between its marks less the probes' median %.3g ms, plus its requests' time outside "
                     "them beyond the probes' %.3g ms (each call by over %.3g ms, every call the median's %.3g ms beyond "
                     "%.3g); %d of %zu calls raised",
-                    probe_slack, base, outside.tolerance_ms, shift.candidate_median_ms - base, shift.tolerance_ms, raised, n);
+                    probe_slack, base, per_call_tolerance, shift.candidate_median_ms - base, shift.tolerance_ms, raised, n);
     else
       std::snprintf(buf, sizeof buf, "inconclusive clock check: each call counted at the larger of the worker's window and "
                     "the judge's clock between its marks less the probes' median %.3g ms (on the CPU nothing outside them "
