@@ -189,6 +189,26 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
   // 0.143). Beyond it, the worker's window is forged (the corpus: 0.55 and
   // 0.83 ms against ~0.1).
   bool grey = !run.agrees && (too_few || run.missing_ms <= 2 * run.tolerance_ms);
+  // A rejection needs the calls beyond the grey zone of the probes taken
+  // before the candidate loaded too, which no code of the candidate's can
+  // have touched. The bar is the lower of those and the probes after the
+  // calls, so that a busy stretch during the first probes leaves a forged
+  // window no room to stand; but a host that changed state between the two
+  // sets leaves honest calls over the lower one. On an H100 host whose
+  // requests took ~0.13 ms longer in a slow state, the first probes ran at
+  // 0.49-0.58 ms, those after the calls at 0.37-0.44, and an honest 0.033 ms
+  // kernel's re-check, its calls mostly in the slow state, was rejected as
+  // timer_tampering, 0.152 ms unaccounted against a 0.0756 tolerance
+  // (stability_bench, 2026-12-07). Between the two bars the calls are timed
+  // by the judge's clock, as in the grey zone: a forged window gains nothing.
+  // (On the CPU a rejection needs the window's span to show it forged, below.)
+  double missing_before_probes = -1;
+  if (!run.agrees && !grey && j_.backend != "cpu" && !probes_after_.empty()) {
+    const clock_agreement before = compare_excess(probes_for_wall(wall, false), cand_excess_ms_, median,
+                                                  kCandidateSpreadCap * probe_spread);
+    missing_before_probes = before.missing_ms;
+    if (before.agrees || before.missing_ms <= 2 * before.tolerance_ms) grey = true;
+  }
   // A spread beyond the cap is not the requests' noise: the window does not
   // follow the judge's clock call by call, and whatever its median shows,
   // the judge's own clock times every call (the cap alone left a window
@@ -280,6 +300,7 @@ bool judgment_run::check_judge_clock(bool full_speed_pairs) {
                   {"candidate_spread_ms", run.candidate_spread_ms}, {"probe_spread_ms", probe_spread},
                   {"spread_capped", run.spread_capped}, {"window_slack", window}, {"window_short_ms", span_measured ? json(short_window_ms) : json()}, {"window_vouches", window_vouches},
                   {"window_disagrees", window_disagrees}, {"marks_pauses", pauses}};
+  if (missing_before_probes >= 0) figures["missing_before_probes_ms"] = missing_before_probes;
   json probe_figures = json::object(), after_figures = json::object();
   for (const auto& [ms, series] : probes_) probe_figures[fmt_ms(ms)] = series.excess_ms;
   for (const auto& [ms, series] : probes_after_) after_figures[fmt_ms(ms)] = series.excess_ms;
@@ -547,12 +568,13 @@ std::vector<double> judgment_run::probe_slack_for_span(double span_ms) const {
 // probe lengths whose requests bracket it, the lower one's samples shifted
 // to the overhead interpolated on a log scale; outside, the nearest. Each
 // length's probes with the order of their pair taken out (order_adjusted).
-std::vector<double> judgment_run::probes_for_wall(double wall_ms) const {
+std::vector<double> judgment_run::probes_for_wall(double wall_ms, bool lower_to_later_probes) const {
   std::vector<probe_point> points;
   for (const auto& [ms, series] : probes_) {
     auto [excess, overhead] = series.adjusted();
     probe_point p{0, overhead, std::move(excess)};
-    if (auto after = probes_after_.find(ms); after != probes_after_.end() && !after->second.excess_ms.empty())
+    if (auto after = probes_after_.find(ms);
+        lower_to_later_probes && after != probes_after_.end() && !after->second.excess_ms.empty())
       lower_to_later(p, after->second.adjusted().second);
     p.at = ms + p.level;
     points.push_back(std::move(p));

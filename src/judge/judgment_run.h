@@ -241,7 +241,7 @@ class judgment_run {
   bool check_judge_clock(bool full_speed_pairs = false);
   void charge_work_outside_window();
   json window_slack_check(double window_ms) const;
-  std::vector<double> probes_for_wall(double wall_ms) const;
+  std::vector<double> probes_for_wall(double wall_ms, bool lower_to_later_probes = true) const;
   std::vector<double> probe_slack_for_span(double span_ms) const;
   bool outside_work_reaches_check() const;
   double probe_spread_ms() const;
