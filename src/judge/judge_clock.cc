@@ -678,7 +678,9 @@ void judgment_run::use_judge_clock() {
     // its window (an attack review on the 2-core VM, 2026-12-06).
     const bool reaches = outside_work_reaches_check();
     // A single call is charged only beyond the probes' own upper tail too
-    // (their 90th percentile, of those before the candidate loaded): on an
+    // (how far their 90th percentile sits over their median, of those before
+    // the candidate loaded, from the same base as the rest: lowered to the
+    // probes after the calls where theirs is lower): on an
     // H100 host whose requests ran slow outside the span in about three
     // calls of ten, probes and calls alike (0.35-0.85 ms against a median of
     // 0.18), four robust standard deviations charged 28 of an honest
@@ -688,7 +690,8 @@ void judgment_run::use_judge_clock() {
     // median the speedup is taken from.
     std::vector<double> sorted_outside = probe_outside;
     std::sort(sorted_outside.begin(), sorted_outside.end());
-    const double per_call_tolerance = std::max(outside.tolerance_ms, sorted_quantile(sorted_outside, 0.9) - base);
+    const double per_call_tolerance =
+        std::max(outside.tolerance_ms, sorted_quantile(sorted_outside, 0.9) - outside.median_ms);
     std::vector<double> judged(n), charged(n);
     for (size_t i = 0; i < n; ++i) {
       charged[i] = reaches ? std::max(shift.excess_ms, cand_outside_wall_ms_[i] - base - per_call_tolerance) : 0.0;
