@@ -73,7 +73,7 @@ inline constexpr double kCandidateSpreadCap = 3;
 // slack sat -17.8 to +21.2 us from the probes' (median +4.4): the one at
 // +21.2, a 0.187 ms kernel whose requests ran slow outside the span as well,
 // was counted from the span plus that outside time, 2.94x against 3.65-3.66x
-// in the other 19. At 0.025, one of 70 more sat +27.2 us (its host slow for
+// in the other 19. At 0.025, one of 140 more sat +27.2 us (its host slow for
 // all but 30 pairs) and was counted from the span, 2.98x against 3.64-3.68x
 // (not defended yet: docs/judge.md). A shave under it stands.
 inline constexpr double kSlackFloorMs = 0.01;
