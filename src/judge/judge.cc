@@ -422,6 +422,23 @@ bool inconclusive_recheck_clears(const json& judge_clock) {
   return true;
 }
 
+// The pairs that were counted decide: where the statistics kept those timed
+// at the host's full speed, their span, as it decided that the judge's clock
+// timed them (on an H100 host an honest kernel's span over all pairs sat
+// 0.0252 ms over the probes' against the 0.025 floor, over the full-speed
+// pairs 0.018; those were timed by the judge's clock as their slack spread
+// beyond the cap on a jittery host, and with no second judgment it stood at
+// 1.97x against 3.65x, 2026-12-07). A shaved window shows in both.
+bool span_disagreed(const json& judge_clock) {
+  if (!judge_clock.is_object()) return false;
+  auto flag = [](const json& figures) {
+    return figures.is_object() && figures.value("window_disagrees", false);
+  };
+  if (judge_clock.contains("full_speed_pairs") && judge_clock["full_speed_pairs"].is_object())
+    return flag(judge_clock["full_speed_pairs"].value("run_beyond_window", json::object()));
+  return flag(judge_clock.value("run_beyond_window", json::object()));
+}
+
 void say_first_build(judgment& second, const judgment& first) {
   // Native and ModelNew alike: a ModelNew's build retried afresh after its
   // fork died was said only by the first judgment (CI, pch_build.sh).
@@ -501,19 +518,6 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
   // judgment would only give a shaved window another draw (an attack review,
   // 2026-12-06: a 70 us shave counted from the span at 4.7x, then judged
   // twice more with its window standing at 11.0x and 12.4x, which stood).
-  // The pairs that were counted decide: where the statistics kept those
-  // timed at the host's full speed, their span, as it decided that the
-  // judge's clock timed them (on an H100 host an honest kernel's span over
-  // all pairs sat 0.0252 ms over the probes' against the 0.025 floor, over
-  // the full-speed pairs 0.018; those were timed by the judge's clock as
-  // their slack spread beyond the cap on a jittery host, and with no second
-  // judgment it stood at 1.97x against 3.65x, 2026-12-07). A shaved window
-  // shows in both.
-  auto span_disagreed = [](const json& c) {
-    auto flag = [](const json& figures) { return figures.value("window_disagrees", false); };
-    if (c.contains("full_speed_pairs")) return flag(c["full_speed_pairs"].value("run_beyond_window", json::object()));
-    return flag(c.value("run_beyond_window", json::object()));
-  };
   bool inconclusive = clock && !python && first->outcome == verdict::correct && !clock->value("conclusive", true) &&
                       clock->contains("worker_samples_ms") && !span_disagreed(*clock);
   if (disagreed || inconclusive) {

@@ -205,6 +205,13 @@ nlohmann::json order_effect(const std::vector<double>& ref_ms, const std::vector
 /// pairs alike. `judge_clock` is the second judgment's.
 bool inconclusive_recheck_clears(const nlohmann::json& judge_clock);
 
+/// Whether a judgment's window span showed the window short
+/// (`window_disagrees`) over the pairs that were counted: the full-speed
+/// pairs where the statistics kept those, else all pairs. Such a judgment's
+/// calls were counted from the span, and it is not judged again (a second
+/// judgment would only give a shaved window another draw).
+bool span_disagreed(const nlohmann::json& judge_clock);
+
 /// Where a second judgment stands in place of the first (a clock check
 /// judged again), its compile check found the first's build in the cache:
 /// how the first made it (its time, the precompiled header, a retry afresh)

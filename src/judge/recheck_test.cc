@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "judge/judge.h"
@@ -46,6 +47,25 @@ TEST(InconclusiveRecheck, MissingFiguresNeverClear) {
   json c = clock(true, false);
   c["full_speed_pairs"] = json::object();
   EXPECT_FALSE(inconclusive_recheck_clears(c));
+}
+
+// The span's disagreement that keeps a judgment from a second one is the
+// counted pairs': the full-speed pairs' where the statistics kept those.
+TEST(SpanDisagreed, TheCountedPairsDecide) {
+  auto with = [](bool all, std::optional<bool> full_speed) {
+    json c = {{"run_beyond_window", {{"window_disagrees", all}}}};
+    if (full_speed) c["full_speed_pairs"] = {{"run_beyond_window", {{"window_disagrees", *full_speed}}}};
+    return c;
+  };
+  EXPECT_TRUE(span_disagreed(with(true, std::nullopt)));
+  EXPECT_FALSE(span_disagreed(with(false, std::nullopt)));
+  // The H100 case: over all pairs 0.0252 ms over the probes', over the
+  // full-speed pairs, the ones counted, 0.018 against the 0.025 floor.
+  EXPECT_FALSE(span_disagreed(with(true, false)));
+  EXPECT_TRUE(span_disagreed(with(false, true)));
+  EXPECT_TRUE(span_disagreed(with(true, true)));
+  EXPECT_FALSE(span_disagreed(json()));
+  EXPECT_FALSE(span_disagreed(json::object()));
 }
 
 // A judgment with a speedup, its relative standard error and the
