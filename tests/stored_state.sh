@@ -15,8 +15,8 @@ flags=(--backend cpu --timeout 3 --time-budget 0.5)
 verdict() {  # CACHE CANDIDATE FLAGS...: prints the verdict
   local cache=$1 cand=$2
   shift 2
-  "$cudal1" eval --json "$swish/task.py" "$swish/cpu/$cand" "${flags[@]}" --cache-dir "$cache" "$@" |
-    python3 -c 'import json, sys; j = json.load(sys.stdin); print(j["verdict"], *[h["class"] for h in j["hacks"]])'
+  "$cudal1" eval --json "$swish/task.py" "$swish/cpu/$cand" "${flags[@]}" --cache-dir "$cache" "$@" >"$tmp/last.json"
+  python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(j["verdict"], *[h["class"] for h in j["hacks"]])' "$tmp/last.json"
 }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 stored() { ls "$1" | grep -E '^(best-speedups|calibration-cpu|flops)\.json$' | tr '\n' ' ' || true; }
@@ -30,6 +30,17 @@ got=$(verdict "$tmp/forged" hack_forge_report.cpp --recheck-above 0 --recheck-ab
 
 got=$(verdict "$tmp/unstable" correct.cpp --recheck-above 0.01 --recheck-tolerance 0)
 [ "$got" = "rejected unstable_speedup" ] || fail "correct.cpp with a zero re-check tolerance: $got"
+# Each re-measurement's own figures are kept beside its speedup.
+python3 - "$tmp/last.json" <<'PY' || fail "the re-measurements' figures"
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = j["rechecks"]
+assert len(r) == 2, r
+assert [x["speedup"] for x in r] == [j["recheck_speedup"], j["recheck_third_speedup"]], (r, j["recheck_speedup"], j["recheck_third_speedup"])
+for x in r:
+    assert x["verdict"] == "correct" and x["candidate_median_ms"] > 0 and x["reference_median_ms"] > 0, x
+    assert any(c["name"] == "timer_cross_check" for c in x["clock_checks"]), x
+PY
 [ "$(stored "$tmp/unstable")" = "calibration-cpu.json flops.json " ] || fail "a candidate rejected on re-check stored: $(stored "$tmp/unstable")"
 
 got=$(verdict "$tmp/correct" correct.cpp --recheck-above 0)

@@ -50,6 +50,11 @@ struct judgment {
   std::optional<double> speedup;
   std::optional<double> recheck_speedup;  // the re-measurement in fresh processes, when there was one
   std::optional<double> recheck_third_speedup;  // a third, where the first two did not agree
+  /// Each re-measurement's own figures (recheck_figures): its verdict and
+  /// message, speedup, both medians, the host's state and its clock checks,
+  /// so that a re-check that lowered or overruled the first can be traced
+  /// (its whole JSON is not kept).
+  nlohmann::json rechecks = nlohmann::json::array();
   /// The speedup's relative standard error (speedup_error_rel(): batch means
   /// over the timed pairs in call order); empty with too few pairs.
   std::optional<double> speedup_error_rel;

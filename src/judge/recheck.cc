@@ -64,6 +64,34 @@ result<judgment> judge_again(const std::string& task_path, const std::string& ca
   return judge_candidate(task_path, candidate_path, again, progress);
 }
 
+// A re-measurement's own figures, kept in the first judgment's `rechecks`:
+// on an H100 host a re-check that scored 2.57x against a first 3.66x, and
+// one that was rejected after a first correct judgment, could not be traced,
+// as only their speedups were kept (stability_bench, 2026-12-07).
+nlohmann::json recheck_figures(const judgment& j) {
+  using nlohmann::json;
+  auto median = [](const side_timing& t) { return t.summary ? json(t.summary->median_ms) : json(nullptr); };
+  json clock = json::array();
+  for (const auto& c : j.checks)
+    if (c.name.rfind("timer", 0) == 0) clock.push_back({{"name", c.name}, {"pass", c.pass}, {"reason", c.reason}});
+  json route = nullptr, conclusive = nullptr;
+  if (j.judge_clock.is_object()) {
+    if (j.judge_clock.contains("judge_clock_times") && j.judge_clock["judge_clock_times"].is_object())
+      route = j.judge_clock["judge_clock_times"].value("route", "");
+    if (j.judge_clock.contains("conclusive")) conclusive = j.judge_clock["conclusive"];
+  }
+  return {{"verdict", to_string(j.outcome)},
+          {"message", j.message},
+          {"speedup", j.speedup ? json(*j.speedup) : json(nullptr)},
+          {"reference_median_ms", median(j.reference)},
+          {"candidate_median_ms", median(j.candidate)},
+          {"host_state", j.host.is_object() ? j.host.value("state", json(nullptr)) : json(nullptr)},
+          {"judge_clock_route", route},
+          {"clock_conclusive", conclusive},
+          {"clock_checks", clock},
+          {"seconds", j.total_s}};
+}
+
 // A re-measurement that found what the first judgment missed: its verdict stands.
 judgment overruled(judgment first, const judgment& later, const char* which) {
   first.outcome = later.outcome;
@@ -105,6 +133,7 @@ result<judgment> recheck_speedup(judgment first, const std::string& task_path, c
   if (!second) return second.err();
   first.total_s += second->total_s;
   first.phases_s.emplace_back("recheck", second->total_s);
+  first.rechecks.push_back(recheck_figures(*second));
   if (second->outcome != verdict::correct) return overruled(std::move(first), *second, "re-measurement");
   first.recheck_speedup = second->speedup;
   const double s1 = *first.speedup, s2 = second->speedup.value_or(0);
@@ -131,6 +160,7 @@ result<judgment> recheck_speedup(judgment first, const std::string& task_path, c
   if (!third) return third.err();
   first.total_s += third->total_s;
   first.phases_s.emplace_back("recheck_third", third->total_s);
+  first.rechecks.push_back(recheck_figures(*third));
   if (third->outcome != verdict::correct) return overruled(std::move(first), *third, "the third measurement");
   first.recheck_third_speedup = third->speedup;
   const double s3 = third->speedup.value_or(0);

@@ -58,6 +58,7 @@ json judgment_to_json(const judgment& j) {
           {"speedup", optional_number(j.speedup)},
           {"recheck_speedup", optional_number(j.recheck_speedup)},
           {"recheck_third_speedup", optional_number(j.recheck_third_speedup)},
+          {"rechecks", j.rechecks},
           {"speedup_error_rel", optional_number(j.speedup_error_rel)},
           {"reference", timing_json(j.reference)},
           {"candidate", timing_json(j.candidate)},
