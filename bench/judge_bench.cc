@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "base/subprocess.h"
 #include "judge/judge.h"
 #include "report/report.h"
@@ -70,7 +71,7 @@ std::optional<defense_series> with_and_without_defenses(const std::string& task,
         at->second.push_back(s);
       }
       if (!save_as.empty())
-        (void)write_file_atomic(save_as + (off ? "-off-" : "-on-") + std::to_string(i + 1) + ".json", judgment_to_json(*j).dump());
+        (void)write_file_atomic(save_as + (off ? "-off-" : "-on-") + std::to_string(i + 1) + ".json", json_text(judgment_to_json(*j)));
       out.wall_s[off].push_back(wall_s);
       out.pairs[off].push_back(pairs);
       out.pair_ms[off].push_back(1e3 * timing_s / pairs);
@@ -152,11 +153,11 @@ int main(int argc, char** argv) {
     if (!j || j->outcome != verdict::correct) return std::fprintf(stderr, "judge_bench: warm judgment failed\n"), 1;
     warm_s.push_back(wall_s);
     if (!save_dir.empty())
-      (void)write_file_atomic(save_dir + "/warm-" + std::to_string(i + 1) + ".json", judgment_to_json(*j).dump());
+      (void)write_file_atomic(save_dir + "/warm-" + std::to_string(i + 1) + ".json", json_text(judgment_to_json(*j)));
     if (i == 0) {
       std::printf("  per-call requests (median ms, judge's clock):");
       for (const auto& [op, ms] : j->requests_ms) std::printf(" %s %.2f", op.c_str(), summarize_samples(ms).median_ms);
-      std::printf("\n  reference init (s): %s\n", j->reference_init_s.dump().c_str());
+      std::printf("\n  reference init (s): %s\n", json_text(j->reference_init_s).c_str());
     }
     for (size_t p = 0; p < j->phases_s.size(); ++p) {
       if (phases.size() <= p) phases.push_back({j->phases_s[p].first, {}});

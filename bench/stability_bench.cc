@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/fs.h"
+#include "base/json_text.h"
 #include "base/subprocess.h"
 #include "cli/options.h"
 #include "judge/judge.h"
@@ -294,7 +295,7 @@ int main(int argc, char** argv) {
           if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '+') c = '_';
         nlohmann::json saved_j = judgment_to_json(*j);
         saved_j["bench_ended_at"] = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-        (void)write_file_atomic(b.save_dir + "/" + file, saved_j.dump());
+        (void)write_file_atomic(b.save_dir + "/" + file, json_text(saved_j));
         saved.push_back(file);
       }
     }
@@ -304,7 +305,7 @@ int main(int argc, char** argv) {
     nlohmann::json summary = {{"task", b.task}, {"candidate", b.candidate}, {"backend", *backend},
                               {"runs", b.runs}, {"judgments", saved}, {"profiles", nlohmann::json::array()}};
     for (const auto& s : series) summary["profiles"].push_back(summary_of(s));
-    if (auto w = write_file_atomic(b.save_dir + "/summary.json", summary.dump(2) + "\n"); !w)
+    if (auto w = write_file_atomic(b.save_dir + "/summary.json", json_text(summary, 2) + "\n"); !w)
       return std::fprintf(stderr, "stability_bench: %s\n", w.message().c_str()), 1;
     std::printf("saved: %s (%zu judgments and summary.json)\n", b.save_dir.c_str(), saved.size());
   }
