@@ -11,6 +11,8 @@
 //                     verdicts, the kernels of the trials
 //   judge_clock.cc    finish: the judge's clock against the worker's, the
 //                     statistics, the speed of light
+//   judge_probes.cc   the probes' baselines the clock checks compare with
+//                     (slack for a span, overhead for a wall time, spread)
 //
 // Internal to the judge library: include judge/judge.h elsewhere.
 #pragma once
