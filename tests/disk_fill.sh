@@ -70,4 +70,13 @@ case "$got" in
   "rejected | reference_interference | reference_lost_again=judged again in fresh processes, the reference failed again"*) ;;
   *) fail "hack_disk_fill.cpp without its own tmpfs: $got" ;;
 esac
+# The second judgment, which did not stand, keeps its figures beside the first.
+python3 - "$tmp/shared.json" <<'PY' || fail "the second judgment's figures"
+import json, sys
+j = json.load(open(sys.argv[1]))
+r, e = j["rechecks"], j["earlier_judgments"]
+assert len(r) == 1 and r[0]["verdict"] == "rejected" and r[0]["seconds"] > 0, r
+assert "reference" in r[0]["message"], r[0]["message"]
+assert e == [], e
+PY
 echo "shared filesystem: rejected as reference_interference after a second judgment"

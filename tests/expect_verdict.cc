@@ -92,6 +92,34 @@ bool neutralized(const nlohmann::json& j, double ratio, std::string& why) {
   return judged >= ratio * worker_median;
 }
 
+// A judgment judged again in fresh processes keeps the other judgment's
+// figures: a second that replaced the first keeps the first's in
+// `earlier_judgments`, a first that stood keeps the second's in `rechecks`;
+// and nothing is kept in `earlier_judgments` without such a check.
+bool kept_figures(const nlohmann::json& j, std::string& why) {
+  int replaced = 0, stood = 0;
+  for (const auto& c : j["checks"]) {
+    const std::string name = c.value("name", ""), reason = c.value("reason", "");
+    if (name == "reference_lost_again" || (name == "timer_cross_check_again" && reason.find("stands") != std::string::npos &&
+                                           reason.rfind("judged again in fresh processes", 0) == 0))
+      ++stood;
+    else if (name == "reference_lost_once" || name == "timer_cross_check_again")
+      ++replaced;
+  }
+  const auto earlier = j.value("earlier_judgments", nlohmann::json::array());
+  const auto rechecks = j.value("rechecks", nlohmann::json::array());
+  auto figures = [](const nlohmann::json& list) {
+    return std::all_of(list.begin(), list.end(),
+                       [](const nlohmann::json& x) { return x.contains("verdict") && x.value("seconds", 0.0) > 0; });
+  };
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%d judgment(s) replaced, %zu in earlier_judgments; %d second(s) that did not stand, %zu in rechecks",
+                replaced, earlier.size(), stood, rechecks.size());
+  why = buf;
+  return static_cast<int>(earlier.size()) == replaced && rechecks.size() >= static_cast<size_t>(stood) &&
+         figures(earlier) && figures(rechecks);
+}
+
 bool is_candidate(const std::string& arg) {
   for (const char* ext : {".cu", ".cpp", ".py"})
     if (arg.size() > 4 && arg.compare(arg.size() - std::string(ext).size(), std::string::npos, ext) == 0) return true;
@@ -205,6 +233,10 @@ int main(int argc, char** argv) {
       const int charged = o.value("calls_charged", 0), timed = j["candidate"].value("samples", 0);
       ok = o.value("measured", false) && 2 * charged > timed;
       std::printf("%s: %d of %d timed calls charged work outside the window\n", ok ? "PASS" : "FAIL", charged, timed);
+    }
+    if (std::string why; ok && !kept_figures(j, why)) {
+      std::printf("FAIL: the figures of a judgment judged again: %s\n", why.c_str());
+      ok = false;
     }
     if (ok && got != "correct" && got != "incorrect" && j.value("message", "").empty()) {
       std::printf("FAIL: verdict %s must come with a message\n", got.c_str());

@@ -480,6 +480,7 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
       first->checks.push_back({"reference_lost_again", false,
                                "judged again in fresh processes, the reference failed again after the candidate's code ran: " +
                                    second->message});
+      first->rechecks.push_back(recheck_figures(*second));
       first->total_s += second->total_s;
       return first;
     }
@@ -487,6 +488,7 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
     second->checks.push_back({"reference_lost_once", true,
                               "a first judgment's reference failed after the candidate's code ran (" + first->message +
                                   "); judged again in fresh processes, it did not"});
+    second->earlier_judgments.push_back(recheck_figures(*first));
     second->total_s += first->total_s;
     first = std::move(second);
   }
@@ -559,6 +561,7 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
       first->checks.push_back({"timer_cross_check_again", false,
                                "judged again in fresh processes, the clock check could not tell and did not clear it (" +
                                    second_figures() + "): the disagreement stands"});
+      first->rechecks.push_back(recheck_figures(*second));
       first->total_s += second->total_s;
       return first;
     }
@@ -569,6 +572,7 @@ result<judgment> judge_and_recheck(const std::string& task_path, const std::stri
     second->checks.push_back({"timer_cross_check_again", second->outcome != verdict::rejected || !again ||
                                                              again->value("agrees", true),
                               why});
+    second->earlier_judgments.push_back(recheck_figures(*first));
     second->total_s += first->total_s;
     first = std::move(second);
   }

@@ -55,6 +55,10 @@ struct judgment {
   /// so that a re-check that lowered or overruled the first can be traced
   /// (its whole JSON is not kept).
   nlohmann::json rechecks = nlohmann::json::array();
+  /// A first judgment that this one, judged again in fresh processes,
+  /// replaced (its clock disagreed or could not tell, or its reference was
+  /// lost after the candidate's code ran): its figures, as in `rechecks`.
+  nlohmann::json earlier_judgments = nlohmann::json::array();
   /// The speedup's relative standard error (speedup_error_rel(): batch means
   /// over the timed pairs in call order); empty with too few pairs.
   std::optional<double> speedup_error_rel;

@@ -64,34 +64,6 @@ result<judgment> judge_again(const std::string& task_path, const std::string& ca
   return judge_candidate(task_path, candidate_path, again, progress);
 }
 
-// A re-measurement's own figures, kept in the first judgment's `rechecks`:
-// on an H100 host a re-check that scored 2.57x against a first 3.66x, and
-// one that was rejected after a first correct judgment, could not be traced,
-// as only their speedups were kept (stability_bench, 2026-12-07).
-nlohmann::json recheck_figures(const judgment& j) {
-  using nlohmann::json;
-  auto median = [](const side_timing& t) { return t.summary ? json(t.summary->median_ms) : json(nullptr); };
-  json clock = json::array();
-  for (const auto& c : j.checks)
-    if (c.name.rfind("timer", 0) == 0) clock.push_back({{"name", c.name}, {"pass", c.pass}, {"reason", c.reason}});
-  json route = nullptr, conclusive = nullptr;
-  if (j.judge_clock.is_object()) {
-    if (j.judge_clock.contains("judge_clock_times") && j.judge_clock["judge_clock_times"].is_object())
-      route = j.judge_clock["judge_clock_times"].value("route", "");
-    if (j.judge_clock.contains("conclusive")) conclusive = j.judge_clock["conclusive"];
-  }
-  return {{"verdict", to_string(j.outcome)},
-          {"message", j.message},
-          {"speedup", j.speedup ? json(*j.speedup) : json(nullptr)},
-          {"reference_median_ms", median(j.reference)},
-          {"candidate_median_ms", median(j.candidate)},
-          {"host_state", j.host.is_object() ? j.host.value("state", json(nullptr)) : json(nullptr)},
-          {"judge_clock_route", route},
-          {"clock_conclusive", conclusive},
-          {"clock_checks", clock},
-          {"seconds", j.total_s}};
-}
-
 // A re-measurement that found what the first judgment missed: its verdict stands.
 judgment overruled(judgment first, const judgment& later, const char* which) {
   first.outcome = later.outcome;
@@ -118,6 +90,38 @@ const judgment* lowest_agreeing(const judgment& first, const judgment& second, c
 }
 
 }  // namespace
+
+// A judgment's own figures, kept where another decides: a re-measurement's
+// in the first judgment's `rechecks`, a first judgment that a second in
+// fresh processes replaced in the second's `earlier_judgments`. On an H100
+// host a re-check that scored 2.57x against a first 3.66x, and one that was
+// rejected after a first correct judgment, could not be traced, as only
+// their speedups were kept (stability_bench, 2026-12-07); nor could the
+// first judgments judged again for their clock check, which doubled the
+// time of 2 of judge_bench's 8 warm judgments on a jittery host.
+nlohmann::json recheck_figures(const judgment& j) {
+  using nlohmann::json;
+  auto median = [](const side_timing& t) { return t.summary ? json(t.summary->median_ms) : json(nullptr); };
+  json clock = json::array();
+  for (const auto& c : j.checks)
+    if (c.name.rfind("timer", 0) == 0) clock.push_back({{"name", c.name}, {"pass", c.pass}, {"reason", c.reason}});
+  json route = nullptr, conclusive = nullptr;
+  if (j.judge_clock.is_object()) {
+    if (j.judge_clock.contains("judge_clock_times") && j.judge_clock["judge_clock_times"].is_object())
+      route = j.judge_clock["judge_clock_times"].value("route", "");
+    if (j.judge_clock.contains("conclusive")) conclusive = j.judge_clock["conclusive"];
+  }
+  return {{"verdict", to_string(j.outcome)},
+          {"message", j.message},
+          {"speedup", j.speedup ? json(*j.speedup) : json(nullptr)},
+          {"reference_median_ms", median(j.reference)},
+          {"candidate_median_ms", median(j.candidate)},
+          {"host_state", j.host.is_object() ? j.host.value("state", json(nullptr)) : json(nullptr)},
+          {"judge_clock_route", route},
+          {"clock_conclusive", conclusive},
+          {"clock_checks", clock},
+          {"seconds", j.total_s}};
+}
 
 // An implausible speedup stands only if a second judgment, in fresh processes
 // with fresh seeds, finds the candidate correct again and a speedup that

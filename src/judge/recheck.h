@@ -24,6 +24,12 @@ namespace cudal1 {
 result<judgment> recheck_speedup(judgment first, const std::string& task_path, const std::string& candidate_path,
                                  const judge_options& options, const std::string& why, progress_sink& progress);
 
+/// A judgment's own figures, kept where another judgment decides (the
+/// `rechecks` and `earlier_judgments` fields): its verdict and message,
+/// speedup, both medians, the host's state, the judge's clock route and
+/// whether its check was conclusive, its clock checks, and its seconds.
+nlohmann::json recheck_figures(const judgment& j);
+
 /// Whether two correct judgments' speedups agree, by recheck_speedup()'s rule.
 /// Precondition: both have a speedup.
 bool speedups_agree(const judgment& a, const judgment& b, const judge_options& options);

@@ -59,6 +59,7 @@ json judgment_to_json(const judgment& j) {
           {"recheck_speedup", optional_number(j.recheck_speedup)},
           {"recheck_third_speedup", optional_number(j.recheck_third_speedup)},
           {"rechecks", j.rechecks},
+          {"earlier_judgments", j.earlier_judgments},
           {"speedup_error_rel", optional_number(j.speedup_error_rel)},
           {"reference", timing_json(j.reference)},
           {"candidate", timing_json(j.candidate)},
