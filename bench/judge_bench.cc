@@ -75,8 +75,13 @@ std::optional<defense_series> with_and_without_defenses(const std::string& task,
       out.wall_s[off].push_back(wall_s);
       out.pairs[off].push_back(pairs);
       out.pair_ms[off].push_back(1e3 * timing_s / pairs);
-      std::printf("  %s, defenses %-3s %d: %.2f s, %d pairs (%s), %.2f ms per timed pair, speedup %.3f\n", label,
-                  off ? "off" : "on", i + 1, wall_s, pairs, j->stop_reason.c_str(), 1e3 * timing_s / pairs, *j->speedup);
+      // Where the judge's clock counted the calls, or a second judgment
+      // replaced the first: what an outlier's time or speedup came from.
+      const bool judge_clock = j->judge_clock.is_object() && j->judge_clock.contains("judge_clock_times");
+      std::printf("  %s, defenses %-3s %d: %.2f s, %d pairs (%s), %.2f ms per timed pair, speedup %.3f%s%s\n", label,
+                  off ? "off" : "on", i + 1, wall_s, pairs, j->stop_reason.c_str(), 1e3 * timing_s / pairs, *j->speedup,
+                  judge_clock ? ", counted by the judge's clock" : "",
+                  j->earlier_judgments.empty() ? "" : ", judged twice");
     }
   }
   return out;
@@ -89,7 +94,7 @@ int main(int argc, char** argv) {
   std::string examples = executable_dir() + "/../../examples/swish";
   std::string task = examples + "/task.py", candidate;
   int cold = 3, warm = 5, defense_runs = 3;
-  std::string save_dir;  // --save DIR: each warm and stopping-rule judgment's JSON, raw samples included
+  std::string save_dir;  // --save DIR: each warm, fixed-pairs and stopping-rule judgment's JSON, raw samples included
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -195,7 +200,8 @@ int main(int argc, char** argv) {
   adaptive.reference_server = true;
   std::optional<defense_series> fixed_runs, adaptive_runs;
   if (defense_runs > 0) {
-    fixed_runs = with_and_without_defenses(task, candidate, fixed, defense_runs, "100 pairs");
+    fixed_runs = with_and_without_defenses(task, candidate, fixed, defense_runs, "100 pairs",
+                                           save_dir.empty() ? "" : save_dir + "/fixed");
     if (!fixed_runs) return 1;
     adaptive_runs = with_and_without_defenses(task, candidate, adaptive, defense_runs, "stopping rule",
                                               save_dir.empty() ? "" : save_dir + "/stopping");
