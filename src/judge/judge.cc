@@ -429,10 +429,16 @@ bool inconclusive_recheck_clears(const json& judge_clock) {
 // pairs 0.018; those were timed by the judge's clock as their slack spread
 // beyond the cap on a jittery host, and with no second judgment it stood at
 // 1.97x against 3.65x, 2026-12-07). A shaved window shows in both.
+// Nor does a disagreement shown by the calls' slow half alone (their slack's
+// lower quartile within the tolerance of the probes'): a host slow in some
+// of the calls lengthens their slack, a window shaved in most calls shifts
+// the lower quartile as it does the median. The second judgment counts a
+// shaved window from the span again, as the first did.
 bool span_disagreed(const json& judge_clock) {
   if (!judge_clock.is_object()) return false;
   auto flag = [](const json& figures) {
-    return figures.is_object() && figures.value("window_disagrees", false);
+    return figures.is_object() && figures.value("window_disagrees", false) &&
+           !figures.value("window_disagrees_in_slow_calls_only", false);
   };
   if (judge_clock.contains("full_speed_pairs") && judge_clock["full_speed_pairs"].is_object())
     return flag(judge_clock["full_speed_pairs"].value("run_beyond_window", json::object()));

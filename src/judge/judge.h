@@ -207,9 +207,11 @@ bool inconclusive_recheck_clears(const nlohmann::json& judge_clock);
 
 /// Whether a judgment's window span showed the window short
 /// (`window_disagrees`) over the pairs that were counted: the full-speed
-/// pairs where the statistics kept those, else all pairs. Such a judgment's
-/// calls were counted from the span, and it is not judged again (a second
-/// judgment would only give a shaved window another draw).
+/// pairs where the statistics kept those, else all pairs, and not in their
+/// slow calls alone (`window_disagrees_in_slow_calls_only`: the calls'
+/// slack's lower quartile within the tolerance of the probes'). Such a
+/// judgment's calls were counted from the span, and it is not judged again
+/// (a second judgment would only give a shaved window another draw).
 bool span_disagreed(const nlohmann::json& judge_clock);
 
 /// Where a second judgment stands in place of the first (a clock check

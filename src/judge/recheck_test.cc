@@ -68,6 +68,23 @@ TEST(SpanDisagreed, TheCountedPairsDecide) {
   EXPECT_FALSE(span_disagreed(json::object()));
 }
 
+TEST(SpanDisagreed, NotWhereOnlyTheSlowCallsShowIt) {
+  auto with = [](bool slow_only_all, std::optional<bool> slow_only_full_speed) {
+    json c = {{"run_beyond_window", {{"window_disagrees", true}, {"window_disagrees_in_slow_calls_only", slow_only_all}}}};
+    if (slow_only_full_speed)
+      c["full_speed_pairs"] = {{"run_beyond_window",
+                                {{"window_disagrees", true}, {"window_disagrees_in_slow_calls_only", *slow_only_full_speed}}}};
+    return c;
+  };
+  // The H100 case: the calls' slack in two modes, the lower quartile 0.010
+  // ms over the probes' against a 0.029 tolerance, the median 0.034 over.
+  EXPECT_FALSE(span_disagreed(with(true, std::nullopt)));
+  EXPECT_FALSE(span_disagreed(with(false, true)));
+  // A window shaved in most calls: the lower quartile shows it too.
+  EXPECT_TRUE(span_disagreed(with(false, std::nullopt)));
+  EXPECT_TRUE(span_disagreed(with(true, false)));
+}
+
 // A judgment with a speedup, its relative standard error and the
 // candidate's own median.
 judgment judged(double speedup, double error_rel, double candidate_ms) {
