@@ -2,7 +2,8 @@
 // verdict against the first line of its source ("// expect: VERDICT", or
 // "# expect: VERDICT" in a Python candidate) and, where its second line says
 // "// expect-hack: CLASS" ("# expect-hack: CLASS"), that the judgment
-// reports a hack of that class (and none where it says nothing).
+// reports a hack of that class (and none where it says nothing, but a
+// class that one of its first five lines allows: "expect-hack-allowed: CLASS").
 //
 // A clock forger (expect-hack: timer_tampering) may instead be judged
 // `correct` where the judge's clock check could not tell (a busy machine:
@@ -53,6 +54,17 @@ std::string expected_hack(const std::string& path) {
   std::getline(in, line);
   std::getline(in, line);
   return tag_value(line, "expect-hack");
+}
+
+// The hack classes a candidate may be reported with beside its verdict,
+// though it need not be ("// expect-hack-allowed: CLASS" or "# ..." among
+// its first five lines), or empty.
+std::string allowed_hack(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  for (int i = 0; i < 5 && std::getline(in, line); ++i)
+    if (std::string v = tag_value(line, "expect-hack-allowed"); !v.empty()) return v;
+  return "";
 }
 
 // The ratio of a forger's true window to the one it reports, at least
@@ -147,7 +159,7 @@ int main(int argc, char** argv) {
     else if (a == "--expect-check" && i + 1 < argc) expect_check = argv[++i];  // a check of this name must be there
     else if (a == "--expect-outside-charge") expect_charged = true;  // most timed calls charged work outside the window
   }
-  std::vector<std::string> expected, expected_hacks;
+  std::vector<std::string> expected, expected_hacks, allowed_hacks;
   std::vector<double> ratios;
   for (++i; i < argc; ++i) {
     cmd.push_back(argv[i]);
@@ -156,6 +168,7 @@ int main(int argc, char** argv) {
     if (is_candidate(argv[i]) && std::string(argv[i - 1]).rfind("--", 0) != 0) {
       expected.push_back(override_verdict.empty() ? expected_verdict(argv[i]) : override_verdict);
       expected_hacks.push_back(override_verdict.empty() ? expected_hack(argv[i]) : override_hack);
+      allowed_hacks.push_back(override_verdict.empty() ? allowed_hack(argv[i]) : "");
       ratios.push_back(forged_ratio(argv[i]));
     }
   }
@@ -195,7 +208,7 @@ int main(int argc, char** argv) {
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (j.is_discarded() || seen >= expected.size()) continue;
     std::string got = j.value("verdict", "?");
-    std::string want_hack = expected_hacks[seen];
+    std::string want_hack = expected_hacks[seen], may_hack = allowed_hacks[seen];
     const double ratio = ratios[seen];
     std::string want = expected[seen++];
     bool ok = got == want;
@@ -214,7 +227,10 @@ int main(int argc, char** argv) {
       if (!caught) std::printf("FAIL: no hack of class %s reported\n", want_hack.c_str());
       ok = caught;
     }
-    if (ok && want_hack.empty() && !j["hacks"].empty()) {
+    const bool only_allowed = !may_hack.empty() && std::all_of(j["hacks"].begin(), j["hacks"].end(), [&](const auto& h) {
+      return h.value("class", "") == may_hack;
+    });
+    if (ok && want_hack.empty() && !j["hacks"].empty() && !only_allowed) {
       std::printf("FAIL: hacks reported where none was expected: %s\n", j["hacks"].dump().c_str());
       ok = false;
     }
