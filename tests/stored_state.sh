@@ -40,6 +40,8 @@ assert [x["speedup"] for x in r] == [j["recheck_speedup"], j["recheck_third_spee
 for x in r:
     assert x["verdict"] == "correct" and x["candidate_median_ms"] > 0 and x["reference_median_ms"] > 0, x
     assert any(c["name"] == "timer_cross_check" for c in x["clock_checks"]), x
+    span = x["window_span"]["all_pairs"]  # null only where the span was not measured
+    assert span is None or (isinstance(span["window_disagrees"], bool) and span["tolerance_ms"] > 0), x["window_span"]
 PY
 [ "$(stored "$tmp/unstable")" = "calibration-cpu.json flops.json " ] || fail "a candidate rejected on re-check stored: $(stored "$tmp/unstable")"
 

@@ -105,11 +105,27 @@ nlohmann::json recheck_figures(const judgment& j) {
   json clock = json::array();
   for (const auto& c : j.checks)
     if (c.name.rfind("timer", 0) == 0) clock.push_back({{"name", c.name}, {"pass", c.pass}, {"reason", c.reason}});
-  json route = nullptr, conclusive = nullptr;
+  json route = nullptr, conclusive = nullptr, span = json::object();
+  // The window span's check, over all pairs and over the full-speed pairs:
+  // whether it disagreed, in the slow calls only, and by how much (an
+  // attack review of the slow-calls-only rule, 2026-12-07, had to work the
+  // replaced first judgments' flags out from their checks' text).
+  auto span_figures = [](const json& clock) {
+    const json beyond = clock.is_object() ? clock.value("run_beyond_window", json::object()) : json::object();
+    const json slack = beyond.is_object() ? beyond.value("window_slack", json::object()) : json::object();
+    if (!slack.is_object() || !slack.value("measured", false)) return json(nullptr);
+    return json{{"window_disagrees", beyond.value("window_disagrees", false)},
+                {"window_disagrees_in_slow_calls_only", beyond.value("window_disagrees_in_slow_calls_only", false)},
+                {"median_excess_ms", slack.value("candidate_median_ms", 0.0) - slack.value("probe_median_ms", 0.0)},
+                {"lower_quartile_excess_ms", slack.value("lower_quartile_excess_ms", json(nullptr))},
+                {"tolerance_ms", slack.value("tolerance_ms", 0.0)}};
+  };
   if (j.judge_clock.is_object()) {
     if (j.judge_clock.contains("judge_clock_times") && j.judge_clock["judge_clock_times"].is_object())
       route = j.judge_clock["judge_clock_times"].value("route", "");
     if (j.judge_clock.contains("conclusive")) conclusive = j.judge_clock["conclusive"];
+    span["all_pairs"] = span_figures(j.judge_clock);
+    if (j.judge_clock.contains("full_speed_pairs")) span["full_speed_pairs"] = span_figures(j.judge_clock["full_speed_pairs"]);
   }
   return {{"verdict", to_string(j.outcome)},
           {"message", j.message},
@@ -119,6 +135,7 @@ nlohmann::json recheck_figures(const judgment& j) {
           {"host_state", j.host.is_object() ? j.host.value("state", json(nullptr)) : json(nullptr)},
           {"judge_clock_route", route},
           {"clock_conclusive", conclusive},
+          {"window_span", span},
           {"clock_checks", clock},
           {"seconds", j.total_s}};
 }

@@ -27,7 +27,10 @@ result<judgment> recheck_speedup(judgment first, const std::string& task_path, c
 /// A judgment's own figures, kept where another judgment decides (the
 /// `rechecks` and `earlier_judgments` fields): its verdict and message,
 /// speedup, both medians, the host's state, the judge's clock route and
-/// whether its check was conclusive, its clock checks, and its seconds.
+/// whether its check was conclusive, its window span's check (over all
+/// pairs and the full-speed pairs: disagreed, in the slow calls only, the
+/// median's and lower quartile's excess, the tolerance), its clock checks,
+/// and its seconds.
 nlohmann::json recheck_figures(const judgment& j);
 
 /// Whether two correct judgments' speedups agree, by recheck_speedup()'s rule.
