@@ -5,6 +5,7 @@
 
 #include <sys/prctl.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,10 +21,17 @@ int cudal1_forward(const cudal1_tensor* args, int, const cudal1_tensor* params, 
   auto x = static_cast<const float*>(args[0].data);
   auto scale = static_cast<const float*>(params[0].data);
   auto y = static_cast<float*>(outs[0].data);
+  // The call returns once the thread has its name, so the census after it
+  // always reads that name (in CI under load it once listed the thread
+  // before the thread had renamed itself, and no such bytes reached the JSON).
+  static std::atomic<long> named{0};
+  const long before = named.load();
   std::thread([=] {
     prctl(PR_SET_NAME, "\xff\xfe\xfd", 0, 0, 0);
+    named.fetch_add(1);
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] / (1.0f + std::exp(-x[i])) * scale[i % cols];
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // alive for the census, however late it comes
   }).detach();
+  while (named.load() == before) std::this_thread::yield();
   return 0;
 }
