@@ -22,8 +22,8 @@ int cudal1_forward(const cudal1_tensor* args, int, const cudal1_tensor* params, 
   auto scale = static_cast<const float*>(params[0].data);
   auto y = static_cast<float*>(outs[0].data);
   // The call returns once the thread has its name, so the census after it
-  // always reads that name (in CI under load it once listed the thread
-  // before the thread had renamed itself, and no such bytes reached the JSON).
+  // always reads that name (in CI under load no such bytes once reached the
+  // JSON; the likely cause, a census before the rename, was not reproduced).
   static std::atomic<long> named{0};
   const long before = named.load();
   std::thread([=] {
