@@ -110,8 +110,9 @@ nlohmann::json recheck_figures(const judgment& j) {
   // whether it disagreed, in the slow calls only, and by how much (an
   // attack review of the slow-calls-only rule, 2026-12-07, had to work the
   // replaced first judgments' flags out from their checks' text).
-  auto span_figures = [](const json& clock) {
-    const json beyond = clock.is_object() ? clock.value("run_beyond_window", json::object()) : json::object();
+  auto span_figures = [](const json& judge_clock) {
+    const json beyond =
+        judge_clock.is_object() ? judge_clock.value("run_beyond_window", json::object()) : json::object();
     const json slack = beyond.is_object() ? beyond.value("window_slack", json::object()) : json::object();
     if (!slack.is_object() || !slack.value("measured", false)) return json(nullptr);
     return json{{"window_disagrees", beyond.value("window_disagrees", false)},
