@@ -55,7 +55,10 @@ wait $honest || fail "the honest judgment beside it"
 got=$(summary "$tmp/attack.json" sandbox)
 case "$got" in "correct | sandbox="*"disk own tmpfs"*) ;; *) fail "hack_disk_fill.cpp on its own tmpfs: $got" ;; esac
 got=$(summary "$tmp/honest.json")
-[ "$got" = correct ] || fail "correct.cpp beside the attack: $got"
+# (On failure, the re-measurements' figures too: in CI once an honest
+# judgment here was rejected as unstable_speedup, and what its judgments
+# measured was not kept.)
+[ "$got" = correct ] || fail "correct.cpp beside the attack: $got; $(summary "$tmp/honest.json" speedup_recheck) rechecks: $(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(j["speedup"], [(r["verdict"], r["speedup"], r["candidate_median_ms"], r["reference_median_ms"]) for r in j["rechecks"]])' "$tmp/honest.json")"
 used=$(df --output=used -k "$tmp/fs" | tail -1 | tr -d ' ')
 [ "$used" -lt 8192 ] || fail "the shared filesystem holds $used KiB after the judgments"
 if grep -q "cudal1-sandbox-$gone " /proc/self/mountinfo || [ -e "$tmp/fs/cudal1-stale/sandbox" ]; then
