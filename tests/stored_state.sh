@@ -35,8 +35,13 @@ python3 - "$tmp/last.json" <<'PY' || fail "the re-measurements' figures"
 import json, sys
 j = json.load(open(sys.argv[1]))
 r = j["rechecks"]
-assert len(r) == 2, r
-assert [x["speedup"] for x in r] == [j["recheck_speedup"], j["recheck_third_speedup"]], (r, j["recheck_speedup"], j["recheck_third_speedup"])
+# With no two agreeing, five judgments in all (--recheck-judgments' default).
+assert len(r) == 4, r
+assert [x["speedup"] for x in r[:2]] == [j["recheck_speedup"], j["recheck_third_speedup"]], (r, j["recheck_speedup"], j["recheck_third_speedup"])
+check = [c for c in j["checks"] if c["name"] == "speedup_recheck"]
+assert len(check) == 1 and not check[0]["pass"], check
+assert "in a fifth judgment, which agrees with none before it" in check[0]["reason"], check[0]["reason"]
+assert {p for p in j["phases_s"] if p.startswith("recheck")} == {"recheck", "recheck_third", "recheck_fourth", "recheck_fifth"}, j["phases_s"]
 for x in r:
     assert x["verdict"] == "correct" and x["candidate_median_ms"] > 0 and x["reference_median_ms"] > 0, x
     assert any(c["name"] == "timer_cross_check" for c in x["clock_checks"]), x

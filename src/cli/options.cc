@@ -41,9 +41,11 @@ judge options:
                             every judgment lists its kernels (CUDA, via CUPTI)
   --recheck-tolerance F     the least relative gap at which two speedups disagree
                             (default 0.1; widened to the judgments' measured
-                            noise, at most 3x); where the first two disagree a
-                            third judgment decides, and a speedup no two agree
+                            noise, at most 3x); where the first two disagree
+                            another judgment decides, and a speedup no two agree
                             on is rejected as unstable
+  --recheck-judgments N     at most N judgments in all before that rejection
+                            (default 5; 2: CUDA-L1's rule, one re-measurement)
   --reference-replace-every N
                             place the reference's working memory afresh every N
                             of its runs (its cached blocks returned, a pad of
@@ -136,6 +138,7 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
   else if (flag == "--recheck-above") *ok = r.number(&opt.recheck_above, 0);
   else if (flag == "--recheck-above-best") *ok = r.number(&opt.recheck_above_best, 0);
   else if (flag == "--recheck-tolerance") *ok = r.number(&opt.recheck_tolerance, 0);
+  else if (flag == "--recheck-judgments") *ok = r.integer(&opt.recheck_judgments, 2);
   else if (flag == "--reference-replace-every") *ok = r.integer(&opt.reference_replace_every, 0);
   else if (flag == "--reference-warm-call") {
     std::string v;

@@ -42,6 +42,10 @@ struct judge_options {
   /// stood for the task on this device (kept in the cache folder); 0: never.
   double recheck_above_best = 2.0;
   double recheck_tolerance = 0.10;
+  /// At most this many judgments in all before a speedup no two of them
+  /// agree on is rejected as unstable (2: CUDA-L1's rule, the first and one
+  /// re-measurement).
+  int recheck_judgments = 5;
   /// The reference's working memory placed afresh every this many of its
   /// runs (0: never): on an H200, where its tensors landed moved an eager
   /// reference's time by up to 6.6% (bench/reference_placement.py), a

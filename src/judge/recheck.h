@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "judge/judge.h"
@@ -14,11 +15,11 @@ namespace cudal1 {
 /// within recheck_agreement() of each other, or the candidate's own medians
 /// are (the reference's time moved between processes, not the candidate's)
 /// and the speedups within three times options.recheck_tolerance. The first
-/// stands if the second is correct and agrees; where they do not agree, a
-/// third judgment decides: it stands if the third agrees with either. A
-/// later judgment that is not correct gives its verdict; no agreement is
-/// rejected as unstable_speedup. Where it stands, the lowest speedup of the
-/// judgments that agree is kept.
+/// stands if the second is correct and agrees; where they do not agree,
+/// another judgment decides, up to options.recheck_judgments in all: it
+/// stands if it agrees with any before it. A later judgment that is not
+/// correct gives its verdict; no agreement is rejected as unstable_speedup.
+/// Where it stands, the lowest speedup of the judgments that agree is kept.
 /// Precondition: first is correct with a speedup.
 /// `why` says what made the speedup implausible.
 result<judgment> recheck_speedup(judgment first, const std::string& task_path, const std::string& candidate_path,
@@ -37,11 +38,11 @@ nlohmann::json recheck_figures(const judgment& j);
 /// Precondition: both have a speedup.
 bool speedups_agree(const judgment& a, const judgment& b, const judge_options& options);
 
-/// Where the first two judgments did not agree: the judgment whose speedup
-/// stands, the lowest of the third and those it agrees with, or nullptr
-/// where the third agrees with neither (unstable_speedup).
-/// Precondition: all three correct, with a speedup.
-const judgment* deciding_judgment(const judgment& first, const judgment& second, const judgment& third,
+/// Where no two judgments before `latest` agreed: the judgment whose speedup
+/// stands, the lowest of `latest` and the earlier ones it agrees with, or
+/// nullptr where it agrees with none (another judgment, or unstable_speedup).
+/// Precondition: all correct, with a speedup.
+const judgment* deciding_judgment(const std::vector<const judgment*>& earlier, const judgment& latest,
                                   const judge_options& options);
 
 /// How far apart (relative) two judgments' speedups may be: four standard

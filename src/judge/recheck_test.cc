@@ -130,17 +130,32 @@ TEST(SpeedupRecheck, AThirdJudgmentDecides) {
   judgment first = judged(4.19, 0.03, 0.0564), second = judged(2.96, 0.03, 0.0774);
   ASSERT_FALSE(speedups_agree(first, second, options));
   judgment third = judged(4.05, 0.03, 0.0570);
-  EXPECT_EQ(deciding_judgment(first, second, third, options), &third);  // agrees with the first; the lower stands
+  EXPECT_EQ(deciding_judgment({&first, &second}, third, options), &third);  // agrees with the first; the lower stands
   judgment higher = judged(4.30, 0.03, 0.0560);
-  EXPECT_EQ(deciding_judgment(first, second, higher, options), &first);
+  EXPECT_EQ(deciding_judgment({&first, &second}, higher, options), &first);
   judgment slow = judged(3.0, 0.03, 0.0770);
-  EXPECT_EQ(deciding_judgment(first, second, slow, options), &second);  // agrees with the second
+  EXPECT_EQ(deciding_judgment({&first, &second}, slow, options), &second);  // agrees with the second
   judgment neither = judged(6.5, 0.03, 0.036);
-  EXPECT_EQ(deciding_judgment(first, second, neither, options), nullptr);
+  EXPECT_EQ(deciding_judgment({&first, &second}, neither, options), nullptr);
   // Agreeing with both: the lowest of the three.
   judgment a = judged(4.0, 0.05, 0.05), b = judged(5.3, 0.05, 0.04), c = judged(4.6, 0.05, 0.045);
   ASSERT_FALSE(speedups_agree(a, b, options));
-  EXPECT_EQ(deciding_judgment(a, b, c, options), &a);
+  EXPECT_EQ(deciding_judgment({&a, &b}, c, options), &a);
+}
+
+// A busy stretch can outlast two judgments (an honest CPU swish beside a
+// neighbour that loaded the 2-core VM, its first judgment with both medians
+// about twice their quiet level): a later judgment that agrees with any
+// before it decides; one that agrees with none leaves it to the next.
+TEST(SpeedupRecheck, ALaterJudgmentDecides) {
+  judge_options options;
+  judgment first = judged(0.473, 0.01, 1.16), second = judged(0.30, 0.01, 0.80), third = judged(0.386, 0.01, 0.618);
+  ASSERT_FALSE(speedups_agree(first, second, options));
+  ASSERT_EQ(deciding_judgment({&first, &second}, third, options), nullptr);
+  judgment fourth = judged(0.391, 0.01, 0.612);
+  EXPECT_EQ(deciding_judgment({&first, &second, &third}, fourth, options), &third);  // the lower of the two
+  judgment erratic = judged(0.62, 0.01, 0.37);
+  EXPECT_EQ(deciding_judgment({&first, &second, &third}, erratic, options), nullptr);
 }
 
 // A second judgment in place of the first (the clock judged again) found the
