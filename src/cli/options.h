@@ -3,7 +3,9 @@
 
 #include <signal.h>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include "cli/commands.h"
@@ -50,7 +52,7 @@ struct option_reader {
       *out = std::stod(v, &used);
       if (used != v.size() || *out < min) throw std::invalid_argument(v);
     } catch (const std::exception&) {
-      error = args[i - (args[i].find('=') == std::string::npos ? 1 : 0)] + ": not a number >= " + std::to_string(min) + ": " + v;
+      error = flag_name() + ": not a number >= " + shortest(min) + ": " + v;
       return false;
     }
     return true;
@@ -58,8 +60,26 @@ struct option_reader {
   bool integer(int* out, int min) {
     double d;
     if (!number(&d, min)) return false;
+    if (d != std::floor(d) || d > std::numeric_limits<int>::max()) {
+      error = flag_name() + ": not a whole number from " + shortest(min) + " to " +
+              std::to_string(std::numeric_limits<int>::max()) + ": " + shortest(d);
+      return false;
+    }
     *out = static_cast<int>(d);
     return true;
+  }
+
+ private:
+  // The flag whose value was just read (args[i] is the value, or "--flag=value").
+  std::string flag_name() const {
+    const std::string& a = args[i];
+    if (a.find('=') == std::string::npos) return args[i - 1];
+    return a.rfind("--", 0) == 0 ? a.substr(0, a.find('=')) : a;
+  }
+  static std::string shortest(double x) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return buf;
   }
 };
 

@@ -197,7 +197,6 @@ result<judgment> recheck_speedup(judgment first, const std::string& task_path, c
   // where some do agree, the lowest of those stands, so an erratic
   // candidate gains no more than its slowest agreeing draws.
   std::vector<judgment> later;  // the third on
-  later.reserve(std::max(options.recheck_judgments, 2) - 2);
   std::string history = fmt_speedup(s1) + " (" + why + "), then " + fmt_speedup(s2) + " in fresh processes (" +
                         apart(g12, options) + ")";
   for (int k = 3; k <= options.recheck_judgments; ++k) {
