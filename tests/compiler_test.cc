@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/elf.h"
 #include "base/fs.h"
 
 namespace cudal1 {
@@ -35,6 +36,8 @@ TEST(CompilerCommand, CpuIsSharedAndOptimized) {
   auto cmd = compiler_command(req, "g++", "/s/out.so");
   EXPECT_TRUE(has(cmd, "-fPIC"));
   EXPECT_TRUE(has(cmd, "-O3"));
+  EXPECT_TRUE(has(cmd, "-fopenmp"));
+  EXPECT_TRUE(has(cmd, "-Wl,--as-needed"));
   EXPECT_EQ(cmd.back(), "/s/out.so");
 }
 
@@ -115,6 +118,41 @@ TEST_F(CompileCandidate, TimeLimitEndsCompilationAsACompileError) {
   EXPECT_FALSE(out->ok);
   EXPECT_TRUE(out->timed_out);
   EXPECT_NE(out->diagnostics.find("did not finish within"), std::string::npos);
+}
+
+// OpenMP is on for native CPU builds, and libgomp is linked only where the
+// code uses it: the worker warms libgomp's pool for a library that needs it.
+TEST_F(CompileCandidate, LinksLibgompOnlyWhereOpenMPIsUsed) {
+  const std::string head =
+      "#include <cudal1/abi.h>\n#include <omp.h>\nextern \"C\" int cudal1_forward(const cudal1_tensor*, int, "
+      "const cudal1_tensor*, int, cudal1_tensor*, int, void*) {\n";
+  ASSERT_TRUE(write_file_atomic(req_.source_path, head + "  return omp_get_max_threads() > 0 ? 0 : 1;\n}\n").ok());
+  auto with = compile_candidate(req_);
+  ASSERT_TRUE(with.ok()) << with.message();
+  ASSERT_TRUE(with->ok) << with->diagnostics;
+  auto needed = elf_needed_libraries(with->library_path);
+  ASSERT_TRUE(needed.ok()) << needed.message();
+  EXPECT_NE(std::find(needed->begin(), needed->end(), "libgomp.so.1"), needed->end());
+
+  ASSERT_TRUE(write_file_atomic(req_.source_path, head + "  return 0;\n}\n").ok());
+  auto without = compile_candidate(req_);
+  ASSERT_TRUE(without.ok()) << without.message();
+  ASSERT_TRUE(without->ok) << without->diagnostics;
+  needed = elf_needed_libraries(without->library_path);
+  ASSERT_TRUE(needed.ok()) << needed.message();
+  EXPECT_EQ(std::find(needed->begin(), needed->end(), "libgomp.so.1"), needed->end());
+}
+
+TEST(ElfNeededLibraries, RejectsWhatIsNotAnElfLibrary) {
+  auto d = make_temp_dir("cudal1-elf-test");
+  ASSERT_TRUE(d.ok());
+  ASSERT_TRUE(write_file_atomic(*d + "/text.so", "not an ELF file at all, but long enough to hold a header......").ok());
+  ASSERT_TRUE(write_file_atomic(*d + "/short.so", "\x7f" "ELF").ok());
+  auto text = elf_needed_libraries(*d + "/text.so");
+  EXPECT_FALSE(text.ok());
+  EXPECT_FALSE(elf_needed_libraries(*d + "/short.so").ok());
+  EXPECT_FALSE(elf_needed_libraries(*d + "/missing.so").ok());
+  remove_tree(*d);
 }
 
 TEST_F(CompileCandidate, MissingSourceIsAnError) {

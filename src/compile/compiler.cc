@@ -46,7 +46,12 @@ std::vector<std::string> compiler_command(const compile_request& req, const std:
     cmd.insert(cmd.end(), {"-O3", "-std=c++20", "-shared", "-Xcompiler", "-fPIC", "-lineinfo",
                            "-gencode=arch=compute_" + cc + ",code=sm_" + cc});
   } else {
-    cmd.insert(cmd.end(), {"-O3", "-march=native", "-std=c++20", "-shared", "-fPIC"});
+    // OpenMP as a host C++ programmer expects it (a false-rejection review,
+    // 2026-12-07: an honest `#pragma omp parallel for` ran serially, and one
+    // calling omp_get_max_threads() failed to load). Linked only where the
+    // code uses it (--as-needed): the worker warms libgomp's pool before its
+    // thread baseline for a library that needs it, and for no other.
+    cmd.insert(cmd.end(), {"-O3", "-march=native", "-std=c++20", "-shared", "-fPIC", "-fopenmp", "-Wl,--as-needed"});
   }
   cmd.insert(cmd.end(), {"-I" + req.include_dir, req.source_path, "-o", output_path});
   return cmd;

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "base/elf.h"
 #include "base/json_text.h"
 #include "timing/host_match.h"
 #include "timing/stats.h"
@@ -65,9 +66,22 @@ bool judgment_run::load() {
               "a worker of an earlier judgment was still ending after 30 s; this judgment's probes ran beside it");
   json load_cmd = {{"op", "load"}, {"layout", layout_to_json(layout_)}};
   if (modelnew_) load_cmd["init_inputs"] = init_inputs_;
+  // A native CPU library built with OpenMP links libgomp (the compiler
+  // links it only where the code uses it): the worker starts its pool before
+  // the thread baseline. Read from the file the worker will load, before any
+  // candidate code runs. Not on CUDA (nvcc builds without OpenMP): a thread
+  // of the baseline there could launch device work outside the window,
+  // which no CPU clock counts.
+  bool openmp = false;
+  if (!modelnew_ && j_.backend == "cpu") {
+    auto needed = elf_needed_libraries(library_);
+    openmp = needed && std::find(needed->begin(), needed->end(), "libgomp.so.1") != needed->end();
+    if (openmp) load_cmd["openmp"] = true;
+  }
   worker_reply r = candidate_->request(load_cmd, opt_.call_timeout_s + 30);
   if (r.what != worker_reply::kind::ok) return candidate_failure("preparing the worker", r);
   record_sandbox(r.body["sandbox"]);
+  if (openmp) add_check("openmp_pool", true, r.body.value("openmp", "the worker did not say"));
   // From here (the probes included, so they pay what the candidate's calls
   // pay) the worker is stopped whenever it is not answering: what the
   // candidate leaves behind cannot run while the reference stages, runs

@@ -137,6 +137,12 @@ class worker {
     // The driver's lazily started threads (a host function's, say) start
     // now, before the baseline, so they are never taken for the candidate's.
     if (auto st = dev_->warm_up(); !st) return failure("internal", st.message());
+    // So do OpenMP's, for a library that links libgomp (the judge reads its
+    // ELF file): a parallel region's threads stay parked after it, and
+    // started by the candidate's first region they would be taken for
+    // threads it left running.
+    json openmp = nullptr;
+    if (cmd.value("openmp", false)) openmp = warm_openmp();
     // Everything the worker itself opens is open: from here on, and before
     // the candidate's static initializers run, the sandbox holds.
     json sandbox = {{"network", network_}};
@@ -155,7 +161,28 @@ class worker {
     }
     sandbox["pid_namespace"] = getpid() == 1 ? "own (a private /proc)" : "shared: the judge could not create one (needs root)";
     baseline_threads_ = list_threads();
-    return {{"ok", true}, {"sandbox", sandbox}};
+    json reply = {{"ok", true}, {"sandbox", sandbox}};
+    if (!openmp.is_null()) reply["openmp"] = openmp;
+    return reply;
+  }
+
+  // Starts libgomp's thread pool at the size the candidate sees as its CPUs
+  // (omp_get_num_procs: the worker's affinity), as the ModelNew worker does
+  // (python/cudal1_candidate.py, warm_openmp): one parallel region of that
+  // size, each thread doing nothing. The pool's threads sleep between
+  // regions (OMP_WAIT_POLICY=PASSIVE in the worker's environment), and what
+  // they spend outside the window is counted (work_outside_window).
+  static json warm_openmp() {
+    void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!gomp) return std::string("not warmed: ") + dlerror();
+    using procs_fn = int (*)();
+    using parallel_fn = void (*)(void (*)(void*), void*, unsigned, unsigned);
+    auto procs = reinterpret_cast<procs_fn>(dlsym(gomp, "omp_get_num_procs"));
+    auto parallel = reinterpret_cast<parallel_fn>(dlsym(gomp, "GOMP_parallel"));
+    if (!procs || !parallel) return "not warmed: libgomp lacks omp_get_num_procs or GOMP_parallel";
+    const int n = procs();
+    if (n > 1) parallel([](void*) {}, nullptr, static_cast<unsigned>(n), 0);
+    return "libgomp's pool warmed before the thread baseline: " + std::to_string(n) + " thread(s) in all";
   }
 
   json open_library(const json& cmd) {
