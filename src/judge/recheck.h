@@ -1,6 +1,7 @@
 // The re-check of implausible speedups, applied by judge_candidate().
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,12 +19,20 @@ namespace cudal1 {
 /// stands if the second is correct and agrees; where they do not agree,
 /// another judgment decides, up to options.recheck_judgments in all: it
 /// stands if it agrees with any before it. A later judgment that is not
-/// correct gives its verdict; no agreement is rejected as unstable_speedup.
+/// correct gives its verdict, except that one rejected on its clock alone
+/// (timer_tampering), after a first whose clock check vouched for its
+/// window, leaves it to the next (a second such rejection stands); no
+/// agreement is rejected as unstable_speedup.
 /// Where it stands, the lowest speedup of the judgments that agree is kept.
 /// Precondition: first is correct with a speedup.
 /// `why` says what made the speedup implausible.
 result<judgment> recheck_speedup(judgment first, const std::string& task_path, const std::string& candidate_path,
                                  const judge_options& options, const std::string& why, progress_sink& progress);
+
+/// recheck_speedup() with each further judgment from `judge_again` (tests
+/// script them).
+result<judgment> recheck_speedup_with(judgment first, const judge_options& options, const std::string& why,
+                                      progress_sink& progress, const std::function<result<judgment>()>& judge_again);
 
 /// A judgment's own figures, kept where another judgment decides (the
 /// `rechecks` and `earlier_judgments` fields): its verdict and message,

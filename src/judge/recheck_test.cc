@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "judge/judge.h"
 #include "judge/recheck.h"
@@ -156,6 +158,121 @@ TEST(SpeedupRecheck, ALaterJudgmentDecides) {
   EXPECT_EQ(deciding_judgment({&first, &second, &third}, fourth, options), &third);  // the lower of the two
   judgment erratic = judged(0.62, 0.01, 0.37);
   EXPECT_EQ(deciding_judgment({&first, &second, &third}, erratic, options), nullptr);
+}
+
+// recheck_speedup_with() over scripted judgments: the re-measurements the
+// judge would make, in order, and how many it asked for.
+struct scripted {
+  std::vector<judgment> next;
+  size_t asked = 0;
+  std::function<result<judgment>()> fn() {
+    return [this]() -> result<judgment> {
+      if (asked >= next.size()) return make_error("no more scripted judgments");
+      return next[asked++];
+    };
+  }
+};
+
+judgment vouched(judgment j) {  // its clock check agreed, conclusively
+  j.judge_clock = {{"agrees", true}, {"conclusive", true}};
+  return j;
+}
+
+judgment clock_rejected() {
+  judgment j;
+  j.outcome = verdict::rejected;
+  j.message = "timer_tampering: the worker's time is short of the judge's own clock";
+  j.hacks.push_back({"timer_tampering", "0.156 ms unaccounted, at most 0.0558"});
+  return j;
+}
+
+const check_result* find_check(const judgment& j, const std::string& name) {
+  for (const auto& c : j.checks)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// A busy stretch that outlasts three judgments: the fourth decides.
+TEST(SpeedupRecheckRun, AFourthJudgmentDecides) {
+  judge_options options;
+  no_progress quiet;
+  scripted s{{judged(0.30, 0.01, 0.80), judged(0.386, 0.01, 0.618), judged(0.391, 0.01, 0.612)}};
+  auto out = recheck_speedup_with(judged(0.473, 0.01, 1.16), options, "above 2 times the best seen", quiet, s.fn());
+  ASSERT_TRUE(out.ok()) << out.message();
+  EXPECT_EQ(s.asked, 3u);
+  EXPECT_EQ(out->outcome, verdict::correct);
+  EXPECT_DOUBLE_EQ(*out->speedup, 0.386);  // the lower of the two that agree
+  EXPECT_EQ(out->rechecks.size(), 3u);
+  const check_result* c = find_check(*out, "speedup_recheck");
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->pass);
+  EXPECT_NE(c->reason.find("in a fourth judgment: it agrees with the third"), std::string::npos) << c->reason;
+}
+
+TEST(SpeedupRecheckRun, NoTwoAgreeingIsRejectedAfterTheLast) {
+  judge_options options;
+  options.recheck_judgments = 4;
+  no_progress quiet;
+  scripted s{{judged(2.0, 0.01, 0.5), judged(6.0, 0.01, 0.17), judged(9.0, 0.01, 0.11), judged(1.0, 0.01, 1.0)}};
+  auto out = recheck_speedup_with(judged(4.0, 0.01, 0.25), options, "above 3x", quiet, s.fn());
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(s.asked, 3u);  // four judgments in all
+  EXPECT_EQ(out->outcome, verdict::rejected);
+  ASSERT_EQ(out->hacks.size(), 1u);
+  EXPECT_EQ(out->hacks[0].cls, "unstable_speedup");
+  EXPECT_FALSE(out->speedup);
+  // CUDA-L1's rule: one re-measurement.
+  options.recheck_judgments = 2;
+  scripted one{{judged(2.0, 0.01, 0.5)}};
+  out = recheck_speedup_with(judged(4.0, 0.01, 0.25), options, "above 3x", quiet, one.fn());
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(one.asked, 1u);
+  EXPECT_EQ(out->outcome, verdict::rejected);
+}
+
+// A re-measurement rejected on its clock alone, after a first whose clock
+// vouched for its window: the next judgment decides.
+TEST(SpeedupRecheckRun, AClockRejectionAfterAVouchedFirstIsOneAgainstOne) {
+  judge_options options;
+  no_progress quiet;
+  scripted s{{clock_rejected(), judged(3.67, 0.003, 0.1874)}};
+  auto out = recheck_speedup_with(vouched(judged(3.68, 0.003, 0.1873)), options, "above 3x", quiet, s.fn());
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(s.asked, 2u);
+  EXPECT_EQ(out->outcome, verdict::correct);
+  EXPECT_DOUBLE_EQ(*out->speedup, 3.67);
+  EXPECT_EQ(out->rechecks.size(), 2u);
+  const check_result* c = find_check(*out, "speedup_recheck");
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(c->reason.find("then rejected in fresh processes on its clock alone, then 3.670x in a third judgment"),
+            std::string::npos) << c->reason;
+
+  // A second such rejection stands.
+  scripted twice{{clock_rejected(), clock_rejected()}};
+  out = recheck_speedup_with(vouched(judged(3.68, 0.003, 0.1873)), options, "above 3x", quiet, twice.fn());
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(twice.asked, 2u);
+  EXPECT_EQ(out->outcome, verdict::rejected);
+  EXPECT_EQ(out->hacks.back().cls, "timer_tampering");
+
+  // Not where the first's clock did not vouch (it was timed by the judge's
+  // clock, or the check could not tell): the rejection stands at once.
+  scripted unvouched{{clock_rejected(), judged(3.67, 0.003, 0.1874)}};
+  out = recheck_speedup_with(judged(3.68, 0.003, 0.1873), options, "above 3x", quiet, unvouched.fn());
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(unvouched.asked, 1u);
+  EXPECT_EQ(out->outcome, verdict::rejected);
+
+  // Nor for any other class: a re-measurement that finds a thread left
+  // running stands.
+  judgment thread = clock_rejected();
+  thread.hacks = {{"background_thread", "a thread still running"}};
+  scripted other{{thread, judged(3.67, 0.003, 0.1874)}};
+  out = recheck_speedup_with(vouched(judged(3.68, 0.003, 0.1873)), options, "above 3x", quiet, other.fn());
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(other.asked, 1u);
+  EXPECT_EQ(out->outcome, verdict::rejected);
+  EXPECT_EQ(out->hacks.back().cls, "background_thread");
 }
 
 // A second judgment in place of the first (the clock judged again) found the
