@@ -321,13 +321,22 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
       if (frozen_ && !was_frozen && marks == 0) cpu_marks[0] = sample_cpu();
       at_mark(mark == "window" ? "window" : "window_end", r.body);
     }
+    // The worker waited on the judge from then until its threads are
+    // continued: not its time (stopping its threads takes 0.05-0.45 ms on
+    // the 2-core VM). From the continue on it is: a thread of the worker's
+    // that the continue wakes (a SIGCONT handler, a pool thread parked in
+    // sigsuspend) runs from there, the call's inputs staged, and may
+    // preempt the judge before it writes the go; read after the continue,
+    // that time was in neither the span nor the request, and a taken-over
+    // libgomp pool thread computed every row there at 11-394x against an
+    // honest 0.44-0.58x (an attack review, 2026-12-07). The span, and the
+    // worker's window, start with the go, whose write the woken worker may
+    // preempt.
+    const auto resumed = std::chrono::steady_clock::now();
     thaw();
     ++marks;
-    // The worker waited on the judge from then to the go: not its time
-    // (stopping its threads takes 0.05-0.45 ms on the 2-core VM). Its window
-    // starts with the go, whose write the woken worker may preempt.
-    window_from = std::chrono::steady_clock::now();
-    paused_s += seconds_since(marked);
+    window_from = resumed;
+    paused_s += std::chrono::duration<double>(resumed - marked).count();
     worker_paused_s += counted_s;
     (void)send(json{{"op", "go"}, {"id", id}});
   }
