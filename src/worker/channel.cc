@@ -329,9 +329,9 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
     // preempt the judge before it writes the go; read after the continue,
     // that time was in neither the span nor the request, and a taken-over
     // libgomp pool thread computed every row there at 11-394x against an
-    // honest 0.44-0.58x (an attack review, 2026-12-07). The span, and the
-    // worker's window, start with the go, whose write the woken worker may
-    // preempt.
+    // honest 0.44-0.58x (an attack review, 2026-12-07). So the span starts
+    // here, before the continue; the worker's window starts with the go,
+    // whose write the woken worker may preempt.
     const auto resumed = std::chrono::steady_clock::now();
     thaw();
     ++marks;
