@@ -12,6 +12,8 @@
 // carry the `timer_judge_clock` check and a median at least twice the
 // window the worker reported (each corpus forger reports a third or less),
 // or R times where the third line says "// expect-forged-ratio: R".
+// An attack whose trick depends on the scheduler may also be judged correct
+// at its honest level, below X where a line says "// expect-correct-below: X".
 //
 //   expect_verdict CUDAL1 [--expect-exit N] [--expect-stderr TEXT] [--expect-check NAME]
 //                  [--expect-outside-charge] -- TASK CAND... [eval flags]
@@ -75,6 +77,18 @@ double forged_ratio(const std::string& path) {
   for (int i = 0; i < 3; ++i) std::getline(in, line);
   std::string v = tag_value(line, "expect-forged-ratio");
   return v.empty() ? 2.0 : std::stod(v);
+}
+
+// An attack whose trick depends on the scheduler may find no opening in a
+// judgment and do its honest work: a correct verdict below this speedup
+// ("// expect-correct-below: X" among the first five lines) is its honest
+// level, nothing gained; 0 where the file says nothing.
+double correct_below(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  for (int i = 0; i < 5 && std::getline(in, line); ++i)
+    if (std::string v = tag_value(line, "expect-correct-below"); !v.empty()) return std::stod(v);
+  return 0;
 }
 
 // A forged window the judge's clock overruled: the judgment was timed by the
@@ -160,7 +174,7 @@ int main(int argc, char** argv) {
     else if (a == "--expect-outside-charge") expect_charged = true;  // most timed calls charged work outside the window
   }
   std::vector<std::string> expected, expected_hacks, allowed_hacks;
-  std::vector<double> ratios;
+  std::vector<double> ratios, below;
   for (++i; i < argc; ++i) {
     cmd.push_back(argv[i]);
     // The task comes right after "--", so the arg before it starts with "--"
@@ -170,6 +184,7 @@ int main(int argc, char** argv) {
       expected_hacks.push_back(override_verdict.empty() ? expected_hack(argv[i]) : override_hack);
       allowed_hacks.push_back(override_verdict.empty() ? allowed_hack(argv[i]) : "");
       ratios.push_back(forged_ratio(argv[i]));
+      below.push_back(override_verdict.empty() ? correct_below(argv[i]) : 0);
     }
   }
   auto run = cudal1::run_command(cmd, 280);
@@ -209,9 +224,16 @@ int main(int argc, char** argv) {
     if (j.is_discarded() || seen >= expected.size()) continue;
     std::string got = j.value("verdict", "?");
     std::string want_hack = expected_hacks[seen], may_hack = allowed_hacks[seen];
-    const double ratio = ratios[seen];
+    const double ratio = ratios[seen], honest_below = below[seen];
     std::string want = expected[seen++];
     bool ok = got == want;
+    if (!ok && honest_below > 0 && got == "correct" && j.contains("speedup") && j["speedup"].is_number() &&
+        j["hacks"].empty()) {
+      const double speedup = j["speedup"].get<double>();
+      std::printf("%s: correct at %.3fx, its honest level below %.3gx (the attack found no opening)\n",
+                  speedup < honest_below ? "PASS" : "FAIL", speedup, honest_below);
+      if (speedup < honest_below) continue;
+    }
     if (!ok && want == "rejected" && want_hack == "timer_tampering" && got == "correct") {
       std::string why;
       ok = neutralized(j, ratio, why);
