@@ -67,7 +67,7 @@ std::string read_args(const args_t& args, replay_args* out, bool* help) {
       return "";
     } else if (flag == "--answers") ok = r.value(&out->options.answers_path);
     else if (flag == "--host") ok = r.value(&out->options.host);
-    else if (flag == "--port") ok = r.integer(&out->options.port, 0);
+    else if (flag == "--port") ok = r.integer(&out->options.port, 0, 65535);
     else if (flag == "--port-file") ok = r.value(&out->port_file);
     else if (flag == "--record") ok = r.value(&out->options.record_url);
     else if (flag == "--api-key-env") ok = r.value(&out->api_key_env);
@@ -75,7 +75,6 @@ std::string read_args(const args_t& args, replay_args* out, bool* help) {
     if (!ok) return r.error;
   }
   if (out->options.answers_path.empty()) return "llm-replay needs --answers FILE (see cudal1 llm-replay --help)";
-  if (out->options.port > 65535) return "--port must be at most 65535";
   if (!out->api_key_env.empty()) {
     if (out->options.record_url.empty()) return "--api-key-env goes with --record";
     const char* key = std::getenv(out->api_key_env.c_str());

@@ -138,13 +138,7 @@ bool read_judge_option(option_reader& r, judge_options& opt, bool* ok) {
   else if (flag == "--recheck-above") *ok = r.number(&opt.recheck_above, 0);
   else if (flag == "--recheck-above-best") *ok = r.number(&opt.recheck_above_best, 0);
   else if (flag == "--recheck-tolerance") *ok = r.number(&opt.recheck_tolerance, 0);
-  else if (flag == "--recheck-judgments") {
-    *ok = r.integer(&opt.recheck_judgments, 2);
-    if (*ok && opt.recheck_judgments > 9) {
-      r.error = "--recheck-judgments: at most 9 judgments in all, not " + std::to_string(opt.recheck_judgments);
-      *ok = false;
-    }
-  }
+  else if (flag == "--recheck-judgments") *ok = r.integer(&opt.recheck_judgments, 2, 9);
   else if (flag == "--reference-replace-every") *ok = r.integer(&opt.reference_replace_every, 0);
   else if (flag == "--reference-warm-call") {
     std::string v;

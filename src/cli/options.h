@@ -57,12 +57,11 @@ struct option_reader {
     }
     return true;
   }
-  bool integer(int* out, int min) {
+  bool integer(int* out, int min, int max = std::numeric_limits<int>::max()) {
     double d;
     if (!number(&d, min)) return false;
-    if (d != std::floor(d) || d > std::numeric_limits<int>::max()) {
-      error = flag_name() + ": not a whole number from " + shortest(min) + " to " +
-              std::to_string(std::numeric_limits<int>::max()) + ": " + shortest(d);
+    if (d != std::floor(d) || d > max) {
+      error = flag_name() + ": not a whole number from " + shortest(min) + " to " + std::to_string(max) + ": " + shortest(d);
       return false;
     }
     *out = static_cast<int>(d);

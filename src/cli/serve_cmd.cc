@@ -143,7 +143,7 @@ std::string read_args(const args_t& args, serve_args* out, bool* help) {
       ok = r.value(&v);
       out->task_paths.push_back(v);
     } else if (flag == "--host") ok = r.value(&out->server.host);
-    else if (flag == "--port") ok = r.integer(&out->server.port, 0);
+    else if (flag == "--port") ok = r.integer(&out->server.port, 0, 65535);
     else if (flag == "--port-file") ok = r.value(&out->port_file);
     else if (flag == "--token-file") ok = r.value(&out->token_file);
     else if (flag == "--store") ok = r.value(&out->store_path);
@@ -177,7 +177,6 @@ std::string read_args(const args_t& args, serve_args* out, bool* help) {
     if (!secret) return secret.message();
     out->service.redis_secret = *secret;
   }
-  if (out->server.port > 65535) return "--port must be at most 65535";
   if (max_code > 0) out->server.limits.max_code_bytes = static_cast<size_t>(max_code);
   if (out->server.limits.allow_inline_tasks) {
     auto dir = make_temp_dir("cudal1-inline-tasks");
