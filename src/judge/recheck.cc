@@ -200,8 +200,9 @@ result<judgment> recheck_speedup_with(judgment first, const judge_options& optio
   // stands, so an erratic candidate gains no more than its slowest agreeing
   // draws.
   std::vector<judgment> later;  // the correct re-measurements, in order
-  later.reserve(options.recheck_judgments);
-  std::vector<const char*> names;  // each one's place ("second", ...)
+  later.reserve(options.recheck_judgments);  // `earlier` points into it
+  std::vector<const judgment*> earlier = {&first};  // the correct judgments so far
+  std::vector<const char*> earlier_names = {"first"};
   std::string history = fmt_speedup(s1) + " (" + why + ")";
   const int most = std::max(options.recheck_judgments, 2);
   for (int k = 2; k <= most; ++k) {
@@ -231,23 +232,21 @@ result<judgment> recheck_speedup_with(judgment first, const judge_options& optio
       return out;
     }
     later.push_back(std::move(*next));
-    names.push_back(nth);
     const judgment& latest = later.back();
-    std::vector<const judgment*> earlier = {&first};
-    std::vector<const char*> earlier_names = {"first"};
-    for (size_t i = 0; i + 1 < later.size(); ++i) earlier.push_back(&later[i]), earlier_names.push_back(names[i]);
     std::vector<bool> agrees;
-    std::string against;
+    std::string against, first_apart;
     for (size_t i = 0; i < earlier.size(); ++i) {
       const agreement g = agree(*earlier[i], latest, options);
       agrees.push_back(g.stands);
-      against += std::string(i ? "; against the " : "against the ") + earlier_names[i] + ": " + apart(g, options);
+      const std::string gap = apart(g, options);
+      if (i == 0) first_apart = gap;
+      against += std::string(i ? "; against the " : "against the ") + earlier_names[i] + ": " + gap;
     }
     const judgment* lowest = lowest_agreeing(earlier, agrees, latest);
     history += ", then " + fmt_speedup(*latest.speedup) + " " + where;
     if (lowest && earlier.size() == 1) {
       // The plain case: the re-measurement agrees with the first.
-      first.checks.push_back({"speedup_recheck", true, history + " (" + apart(agree(first, latest, options), options) + ")"});
+      first.checks.push_back({"speedup_recheck", true, history + " (" + first_apart + ")"});
     } else if (lowest) {
       std::string agreeing;
       for (size_t i = 0; i < earlier.size(); ++i)
@@ -264,8 +263,9 @@ result<judgment> recheck_speedup_with(judgment first, const judge_options& optio
       }
       return first;
     }
-    history += earlier.size() == 1 ? " (" + apart(agree(first, latest, options), options) + ")"
-                                   : ", which agrees with none before it (" + against + ")";
+    history += earlier.size() == 1 ? " (" + first_apart + ")" : ", which agrees with none before it (" + against + ")";
+    earlier.push_back(&latest);
+    earlier_names.push_back(nth);
   }
   const std::string what_all = history + (most > 2 ? "" : ": they do not agree");
   first.checks.push_back({"speedup_recheck", false, what_all});
