@@ -291,9 +291,21 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
     // were still settling at its marks was rejected as timer_tampering
     // (0.59 ms over the probes' requests, 2026-12-06); the judge compares it
     // with the probes' and counts it where the judge's clock times the calls.
+    //
+    // At the end mark the worker is stopped at once instead: the call's
+    // outputs are taken there, and a thread that sleeps through the quiet
+    // readings and wakes before the stop (the listings take hundreds of
+    // microseconds on a loaded VM) wrote rows that were in no clock: a
+    // taken-over libgomp pool thread, woken at the end of forward, finished
+    // the second half of the rows there at 0.68-0.74x against an honest
+    // 0.40-0.44x (an attack review, 2026-12-07). The worker's time until the
+    // stop is sent is counted, as on the loud path; its threads' CPU time is
+    // read once it is stopped. Nothing is spared by a quiet reading there:
+    // the outputs are taken with the worker stopped anyway.
     double counted_s = 0;
     bool quiet = false;
-    for (int attempt = 0; attempt < 3 && !quiet; ++attempt) {
+    const bool stop_at_once = marks == 1;
+    for (int attempt = 0; attempt < 3 && !quiet && !stop_at_once; ++attempt) {
       const auto reading = std::chrono::steady_clock::now();
       quiet = quiet_sample(&cpu_marks[marks]);
       if (quiet) counted_s = std::chrono::duration<double>(reading - marked).count();
@@ -307,7 +319,7 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
       counted_s = seconds_since(marked);
       freeze();
       if (frozen_) cpu_marks[marks] = sample_cpu();
-      ++loud;
+      if (!stop_at_once) ++loud;
     }
     if (at_mark) {
       // The judge's work at this mark, with the worker stopped: nothing of
@@ -315,7 +327,7 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
       // otherwise see the inputs staged at the window's mark before the go).
       // At the window's mark its CPU time is read again, stopped: what ran
       // between the quiet reading and the stop counts outside the window.
-      // (At the end mark the earlier reading stands, for the same reason.)
+      // (At the end mark the worker is stopped already.)
       const bool was_frozen = frozen_;
       freeze();
       if (frozen_ && !was_frozen && marks == 0) cpu_marks[0] = sample_cpu();

@@ -34,9 +34,10 @@ struct worker_reply {
   double cpu_outside_ms = -1;   // thaw to the first mark's freeze, plus the second's to the end
   double main_cpu_outside_ms = -1;  // the main thread's share of it
   double window_wall_ms = -1;   // the judge's clock: continued at the first mark, stopped at the second
-  /// Marks at which a thread of the worker kept running through the judge's
-  /// tries to read its CPU time quietly, and it was stopped (an honest
-  /// worker blocks on its read right after the mark).
+  /// Window marks at which a thread of the worker kept running through the
+  /// judge's tries to read its CPU time quietly, and it was stopped (an
+  /// honest worker blocks on its read right after the mark). At the end mark
+  /// the worker is stopped at once, and that is not counted here.
   int loud_marks = 0;
   /// The worker's own time in the marks' pauses (until the judge's quiet
   /// reading began, or its stop was sent): left out of wall_ms, reported here.
@@ -60,8 +61,8 @@ class worker_channel {
   /// A run request split at its window, where the worker is frozen between
   /// requests: the worker writes a mark as its window is about to start and
   /// another as it has ended, and waits after each; the judge reads its CPU
-  /// time there (where no thread runs, as is; else stopping it first) and
-  /// says go. What any
+  /// time there (at the window's mark, where no thread runs, as is; else,
+  /// and always at the end mark, stopping it first) and says go. What any
   /// of its threads did before the first mark or after the second is then
   /// counted apart from the window, exactly (reply.cpu_outside_ms), however
   /// it was hidden: a pool thread finishing rows while the main thread
