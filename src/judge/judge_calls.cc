@@ -330,6 +330,10 @@ bool judgment_run::candidate_failure(const std::string& doing, const worker_repl
     default:
       if (r.failure_kind() == "protocol")
         return reject("protocol_tampering", "while " + doing + ", " + r.message());
+      // A thread that ran on through the judge's stops (worker_channel::freeze)
+      // does work in no clock, where the outputs are taken.
+      if (r.failure_kind() == "stop_evaded")
+        return reject("timer_tampering", "while " + doing + ", " + r.message());
       if (r.failure_kind() == "internal")
         return fail(verdict::runtime_error, "worker error while " + doing + ": " + r.message() + log_suffix());
       return fail(verdict::runtime_error, r.message() + log_suffix());

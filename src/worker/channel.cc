@@ -2,10 +2,13 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -13,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -138,26 +142,54 @@ void worker_channel::freeze_between_requests() {
 }
 
 // SIGSTOP, then wait until every thread of the worker is stopped (a thread
-// in a system call stops when it returns), at most a second.
-void worker_channel::freeze() {
-  if (!freeze_ || frozen_ || !alive_) return;
-  pid_t pid = process_.pid();
-  if (!process_.signal(SIGSTOP)) return;
+// in a system call stops when it returns), at most a second. False where a
+// thread of the worker was still running or asleep, not stopped, then.
+//
+// The process-wide stop is taken by one thread, which the kernel picks (the
+// main thread where it is on a CPU, even inside a system call), and the
+// others are stopped only once that one leaves the kernel: a main thread held
+// in a long system call (a hook on its write of the end mark writing 128 MB
+// to a file) let a pool thread compute rows after the end mark until then
+// (an attack review, 2026-12-07). So every thread gets a stop of its own too,
+// and the first of them to leave the kernel stops them all. `sent`, where
+// given, is when the last was sent: a thread on a CPU runs microseconds past
+// it. The stops are sent again while the wait lasts: a thread of the worker
+// could undo one with a SIGCONT of its own (the process filter refuses that
+// now), and a stop that does not hold is reported, never waited through.
+bool worker_channel::freeze(std::chrono::steady_clock::time_point* sent) {
+  if (sent) *sent = std::chrono::steady_clock::now();
+  if (!freeze_ || frozen_ || !alive_) return true;
+  const pid_t pid = process_.pid();
+  const std::string proc = "/proc/" + std::to_string(pid);
+  auto stop_each = [&](const std::set<std::string>& tids) {
+    for (const auto& tid : tids) syscall(SYS_tgkill, pid, std::atoi(tid.c_str()), SIGSTOP);
+  };
+  if (!process_.signal(SIGSTOP)) return true;  // gone: nothing of it runs
   frozen_ = true;
-  std::string proc = "/proc/" + std::to_string(pid);
+  stop_each(list_threads(proc));
+  if (sent) *sent = std::chrono::steady_clock::now();
   const auto from = std::chrono::steady_clock::now();
   const auto deadline = from + std::chrono::seconds(1);
+  auto resent = from;
+  std::string unstopped;
   while (std::chrono::steady_clock::now() < deadline) {
     auto tids = list_threads(proc);
-    bool all = true;
+    unstopped.clear();
     for (const auto& tid : tids) {
       char state = thread_state(tid, proc);  // '?': gone since the listing
-      if (state != 'T' && state != 't' && state != 'Z' && state != 'X' && state != '?') {
-        all = false;
+      // 'D': in the kernel, where it cannot be stopped; it stops, with its
+      // own stop pending, as it leaves, and runs none of the worker's code.
+      if (state != 'T' && state != 't' && state != 'Z' && state != 'X' && state != '?' && state != 'D') {
+        unstopped = tid + " (" + state + ")";
         break;
       }
     }
-    if (all) return;
+    if (unstopped.empty()) return true;
+    if (seconds_since(resent) > 10e-3) {
+      process_.signal(SIGSTOP);
+      stop_each(tids);
+      resent = std::chrono::steady_clock::now();
+    }
     // A stop takes each thread tens of microseconds to reach; a sleep here
     // would take far longer (timer slack: ~150 us per 20 us asked on the
     // 2-core VM), and every request pays several freezes. So yield the CPU
@@ -166,6 +198,11 @@ void worker_channel::freeze() {
     if (seconds_since(from) < 2e-3) sched_yield();
     else std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
+  char waited[32];
+  std::snprintf(waited, sizeof waited, "%.2f s", seconds_since(from));
+  stop_evaded_ = "thread " + unstopped + " of the worker was still not stopped " + waited +
+                 " after the judge's stops (SIGSTOP to the process and to each thread, sent again every 10 ms)";
+  return false;
 }
 
 void worker_channel::thaw() {
@@ -311,17 +348,19 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
       if (quiet) counted_s = std::chrono::duration<double>(reading - marked).count();
       else sched_yield();
     }
+    bool stopped = true;
     if (!quiet) {
-      // Until the stop is sent: a running thread stops within microseconds
-      // of it; the rest of the freeze is the sleeping threads' waking to
-      // stop (0.05-0.45 ms on the 2-core VM), the judge's doing, which
-      // counted would only spread the requests' time.
-      counted_s = seconds_since(marked);
-      freeze();
+      // Until the stops are sent: a running thread stops within
+      // microseconds of its own; the rest of the freeze is the sleeping
+      // threads' waking to stop (0.05-0.45 ms on the 2-core VM), the judge's
+      // doing, which counted would only spread the requests' time.
+      std::chrono::steady_clock::time_point sent;
+      stopped = freeze(&sent);
+      counted_s = std::chrono::duration<double>(sent - marked).count();
       if (frozen_) cpu_marks[marks] = sample_cpu();
       if (!stop_at_once) ++loud;
     }
-    if (at_mark) {
+    if (stopped && at_mark) {
       // The judge's work at this mark, with the worker stopped: nothing of
       // its can run meanwhile (a thread woken by a timer, say, would
       // otherwise see the inputs staged at the window's mark before the go).
@@ -329,9 +368,14 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
       // between the quiet reading and the stop counts outside the window.
       // (At the end mark the worker is stopped already.)
       const bool was_frozen = frozen_;
-      freeze();
-      if (frozen_ && !was_frozen && marks == 0) cpu_marks[0] = sample_cpu();
-      at_mark(mark == "window" ? "window" : "window_end", r.body);
+      stopped = freeze();
+      if (stopped && frozen_ && !was_frozen && marks == 0) cpu_marks[0] = sample_cpu();
+      if (stopped) at_mark(mark == "window" ? "window" : "window_end", r.body);
+    }
+    if (!stopped) {  // nothing is staged or taken from a worker that runs on
+      r.what = worker_reply::kind::failed;
+      r.body = {{"ok", false}, {"kind", "stop_evaded"}, {"message", "at the " + mark + " mark, " + stop_evaded_}};
+      break;
     }
     // The worker waited on the judge from then until its threads are
     // continued: not its time (stopping its threads takes 0.05-0.45 ms on
@@ -356,8 +400,11 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
   r.loud_marks = loud;
   r.loud_pause_ms = worker_paused_s * 1e3;
   r.wall_ms = (seconds_since(start) - paused_s) * 1e3;
-  if ((r.what == worker_reply::kind::ok || r.what == worker_reply::kind::failed) && r.body.value("kind", "") != "protocol" &&
-      (!r.body.contains("id") || !r.body["id"].is_number_unsigned() || r.body["id"].get<uint64_t>() != id)) {
+  // The judge's own failures have no id (a worker's reply of those kinds is
+  // the candidate's, and is rejected alike).
+  const std::string kind = r.body.is_object() ? r.body.value("kind", "") : "";
+  if ((r.what == worker_reply::kind::ok || r.what == worker_reply::kind::failed) && kind != "protocol" &&
+      kind != "stop_evaded" && (!r.body.contains("id") || !r.body["id"].is_number_unsigned() || r.body["id"].get<uint64_t>() != id)) {
     r.what = worker_reply::kind::failed;
     r.body = {{"ok", false}, {"kind", "protocol"}, {"message", "a reply without the request's id: " + r.raw}};
   }
@@ -366,7 +413,10 @@ worker_reply worker_channel::exchange(const json& cmd, double timeout_s, bool sp
     r.body = {{"ok", false}, {"kind", "protocol"},
               {"message", "a run reply without the two marks around its window (" + std::to_string(marks) + " came)"}};
   }
-  freeze();
+  if (!freeze() && (r.what == worker_reply::kind::ok || r.what == worker_reply::kind::failed)) {
+    r.what = worker_reply::kind::failed;
+    r.body = {{"ok", false}, {"kind", "stop_evaded"}, {"message", "after the reply, " + stop_evaded_}};
+  }
   const cpu_sample cpu_end = frozen_ ? sample_cpu() : cpu_sample{};
   if (cpu_start.process_ms >= 0 && cpu_end.process_ms >= 0) r.cpu_ms = cpu_end.process_ms - cpu_start.process_ms;
   if (cpu_start.main_ms >= 0 && cpu_end.main_ms >= 0) r.main_cpu_ms = cpu_end.main_ms - cpu_start.main_ms;

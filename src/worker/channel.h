@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <random>
@@ -121,8 +122,11 @@ class worker_channel {
   bool alive_ = true;
   bool freeze_ = false;   // stop the worker between requests
   bool frozen_ = false;   // it is stopped now
-  void freeze();
+  bool freeze(std::chrono::steady_clock::time_point* sent = nullptr);
   void thaw();
+  /// Why the last failed freeze failed: a thread that ran on through the
+  /// judge's stops (a request it ends with is failed, kind "stop_evaded").
+  std::string stop_evaded_;
   struct cpu_sample {
     double process_ms = -1;  // every thread's CPU time so far, ended ones too
     double main_ms = -1;     // the main thread's

@@ -49,7 +49,9 @@ int exec_sandboxed(int argc, char** argv);
 /// perf events and message-queue notifications; and leaving the sandbox's
 /// bounds: new namespaces (unshare, clone's CLONE_NEW* flags), joining
 /// others (setns), and any system call of another ABI (i386, x32), whose
-/// numbers the filter's do not cover. Each attempt fails with EPERM and is
+/// numbers the filter's do not cover; and signals to any other process, or
+/// job control of its own (SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU to
+/// itself: the judge's stops are the judge's to lift). Each attempt fails with EPERM and is
 /// recorded for take_attempts(). Returns "" on success, else why not.
 /// `bound_memory` (the CPU backend): memfd_create, shmget and memfd_secret
 /// refused too (EPERM), whose pages no address-space limit counts.
