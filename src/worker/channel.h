@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "base/result.h"
 #include "base/subprocess.h"
@@ -127,6 +128,8 @@ class worker_channel {
   /// Why the last failed freeze failed: a thread that ran on through the
   /// judge's stops (a request it ends with is failed, kind "stop_evaded").
   std::string stop_evaded_;
+  /// The worker's threads when the last freeze found them all stopped.
+  std::vector<int> known_threads_;
   struct cpu_sample {
     double process_ms = -1;  // every thread's CPU time so far, ended ones too
     double main_ms = -1;     // the main thread's
