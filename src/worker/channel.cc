@@ -153,9 +153,10 @@ void worker_channel::freeze_between_requests() {
 // (an attack review, 2026-12-07). So every thread gets a stop of its own too,
 // and the first of them to leave the kernel stops them all. `sent`, where
 // given, is when the last was sent to a thread that was running: a thread on
-// a CPU runs microseconds past it. The stops are sent again while the wait lasts: a thread of the worker
-// could undo one with a SIGCONT of its own (the process filter refuses that
-// now), and a stop that does not hold is reported, never waited through.
+// a CPU runs microseconds past it. The stops are sent again while the wait
+// lasts: a thread of the worker could undo one with a SIGCONT of its own (the
+// process filter refuses that now), and a stop that does not hold is
+// reported, never waited through.
 bool worker_channel::freeze(std::chrono::steady_clock::time_point* sent) {
   if (sent) *sent = std::chrono::steady_clock::now();
   if (!freeze_ || frozen_ || !alive_) return true;
