@@ -164,13 +164,14 @@ bool worker_channel::freeze(std::chrono::steady_clock::time_point* sent) {
   const std::string proc = "/proc/" + std::to_string(pid);
   if (!process_.signal(SIGSTOP)) return true;  // gone: nothing of it runs
   frozen_ = true;
+  auto stop_thread = [pid](int tid) { syscall(SYS_tgkill, pid, tid, SIGSTOP); };
   // The threads the last freeze found get theirs at once, without listing
   // them first: a listing of /proc/PID/task before the stops, counted in
   // every call's end-mark pause, took it from 0.0001-0.0002 ms to
   // 0.026-0.043 ms on an H100 host, and widened the calls' spread (2026-12-07).
   std::set<int> signalled;
   for (int tid : known_threads_) {
-    syscall(SYS_tgkill, pid, tid, SIGSTOP);
+    stop_thread(tid);
     signalled.insert(tid);
   }
   if (sent) *sent = std::chrono::steady_clock::now();
@@ -191,7 +192,7 @@ bool worker_channel::freeze(std::chrono::steady_clock::time_point* sent) {
       // joined helper), its time until then is the worker's.
       const int id = std::atoi(tid.c_str());
       if (signalled.insert(id).second) {
-        syscall(SYS_tgkill, pid, id, SIGSTOP);
+        stop_thread(id);
         if (sent && !stopped && thread_running(tid, proc)) *sent = std::chrono::steady_clock::now();
       }
       if (!stopped && unstopped.empty()) unstopped = tid + " (" + state + ")";
@@ -203,7 +204,7 @@ bool worker_channel::freeze(std::chrono::steady_clock::time_point* sent) {
     }
     if (seconds_since(resent) > 10e-3) {
       process_.signal(SIGSTOP);
-      for (const auto& tid : tids) syscall(SYS_tgkill, pid, std::atoi(tid.c_str()), SIGSTOP);
+      for (int tid : signalled) stop_thread(tid);
       resent = std::chrono::steady_clock::now();
     }
     // A stop takes each thread tens of microseconds to reach; a sleep here

@@ -149,18 +149,18 @@ std::string forbid_processes(bool bound_memory) {
   // outputs were copied (an attack review, 2026-12-07: cancelled in 12-42 of
   // 60 tries outside the judge). The stop signals and SIGCONT are the
   // judge's alone.
-  auto own_signal = [&](int pid_arg, int sig_arg) {
-    std::vector<sock_filter> b = {load_arg(pid_arg), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 1, 0), eperm,
+  auto own_signal = [&](int sig_arg) {  // the process is argument 0 of each
+    std::vector<sock_filter> b = {load_arg(0), BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 1, 0), eperm,
                                   load_arg(sig_arg)};
     for (unsigned sig : {SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU})
       b.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, sig, 0, 1)), b.push_back(eperm);
     b.push_back(allow);
     return b;
   };
-  add_block(f, SYS_kill, own_signal(0, 1));
-  add_block(f, SYS_rt_sigqueueinfo, own_signal(0, 1));
-  add_block(f, SYS_tgkill, own_signal(0, 2));
-  add_block(f, SYS_rt_tgsigqueueinfo, own_signal(0, 2));
+  add_block(f, SYS_kill, own_signal(1));
+  add_block(f, SYS_rt_sigqueueinfo, own_signal(1));
+  add_block(f, SYS_tgkill, own_signal(2));
+  add_block(f, SYS_rt_tgsigqueueinfo, own_signal(2));
   // userfaultfd too: pages whose faults the candidate handles would hold a
   // reader of its memory (the reference's collect_from) for as long as it
   // liked (an attack review).
