@@ -180,6 +180,15 @@ std::string env_or(const char* name, const std::string& fallback) {
   return (v && *v) ? std::string(v) : fallback;
 }
 
+std::string judged_cuda_device() {
+  const char* v = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!v) return "0";
+  std::string first(v, std::strcspn(v, ","));
+  while (!first.empty() && first.back() == ' ') first.pop_back();
+  while (!first.empty() && first.front() == ' ') first.erase(0, 1);
+  return first;  // empty where the judge was given no device: the worker finds none either
+}
+
 std::string tail_lines(const std::string& text, int max_lines) {
   std::string t = text;
   while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();

@@ -73,6 +73,12 @@ std::string absolute_path(const std::string& path);
 /// The environment variable's value, or fallback when unset or empty.
 std::string env_or(const char* name, const std::string& fallback);
 
+/// The one GPU a judgment's candidate may see, as CUDA_VISIBLE_DEVICES names
+/// it: the first entry of the judge's own CUDA_VISIBLE_DEVICES (an index, a
+/// UUID or a MIG id), or "0" where that is unset, which is the device the
+/// reference's cuda:0 is.
+std::string judged_cuda_device();
+
 /// The last max_lines lines of text, prefixed with "..." when cut.
 std::string tail_lines(const std::string& text, int max_lines);
 

@@ -24,9 +24,11 @@ namespace cudal1 {
 std::vector<std::string> modelnew_environment() {
   std::vector<std::string> env = {"LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", "PYTHONNOUSERSITE=1", "OMP_WAIT_POLICY=PASSIVE",
                                   "CUDA_CACHE_DISABLE=1"};
-  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
-                           "CUDA_MODULE_LOADING", "PYTHONPATH", "CC", "CXX"})
+  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING",
+                           "PYTHONPATH", "CC", "CXX"})
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
+  // One GPU, as a native candidate's worker sees (judge_workers.cc).
+  env.push_back("CUDA_VISIBLE_DEVICES=" + judged_cuda_device());
   return env;
 }
 

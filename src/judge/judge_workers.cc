@@ -152,9 +152,9 @@ status judgment_run::spawn_sealed_reference(const std::string& python, const std
   spawn.clean_env = true;
   env.insert(env.end(), {"HOME=" + untrusted_box_, "TMPDIR=" + untrusted_box_, "LANG=C.UTF-8", "CUDA_CACHE_DISABLE=1",
                          "PYTHONNOUSERSITE=1"});
-  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING",
-                           "PYTHONPATH"})
+  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING", "PYTHONPATH"})
     if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
+  env.push_back("CUDA_VISIBLE_DEVICES=" + judged_cuda_device());  // as a candidate's (below)
   spawn.env = env;
   spawn.limits.open_files = 256;
   spawn.limits.cpu_seconds = 3600;
@@ -305,8 +305,12 @@ status judgment_run::start_candidate() {
     // region ends, as the reference's do: a spinning one would be CPU time
     // outside the window (charge_work_outside_window).
     spawn.env.insert(spawn.env.end(), {"LANG=C.UTF-8", "CUDA_CACHE_DISABLE=1", "OMP_WAIT_POLICY=PASSIVE"});
-    for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"})
+    for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_DEVICE_ORDER", "CUDA_MODULE_LOADING"})
       if (const char* v = std::getenv(name)) spawn.env.push_back(std::string(name) + "=" + v);
+    // One GPU: the window's cudaDeviceSynchronize() waits for the current
+    // device only, so work a candidate queued on another GPU of the host
+    // would run on outside its window (and beside other judgments there).
+    spawn.env.push_back("CUDA_VISIBLE_DEVICES=" + judged_cuda_device());
   }
   spawn.limits.open_files = 256;
   spawn.limits.cpu_seconds = 3600;
