@@ -5,6 +5,7 @@
 #include <cupti.h>
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
@@ -18,6 +19,9 @@ struct cupti_api {
   decltype(&cuptiActivityDisable) disable = nullptr;
   decltype(&cuptiActivityFlushAll) flush_all = nullptr;
   decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
+  decltype(&cuptiSubscribe) subscribe = nullptr;
+  decltype(&cuptiUnsubscribe) unsubscribe = nullptr;
+  decltype(&cuptiEnableCallback) enable_callback = nullptr;
 };
 
 cupti_api g_api;
@@ -25,6 +29,7 @@ std::string g_loaded_from;
 std::mutex g_mutex;
 std::vector<kernel_launch> g_launches;  // guarded by g_mutex
 constexpr size_t kBufferBytes = 1 << 20;
+std::vector<std::string> g_contexts;  // created since the watch began; guarded by g_mutex
 
 void CUPTIAPI request_buffer(uint8_t** buffer, size_t* size, size_t* max_records) {
   *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
@@ -64,8 +69,12 @@ std::string load_api() {
   g_api.disable = reinterpret_cast<decltype(g_api.disable)>(dlsym(lib, "cuptiActivityDisable"));
   g_api.flush_all = reinterpret_cast<decltype(g_api.flush_all)>(dlsym(lib, "cuptiActivityFlushAll"));
   g_api.next_record = reinterpret_cast<decltype(g_api.next_record)>(dlsym(lib, "cuptiActivityGetNextRecord"));
+  g_api.subscribe = reinterpret_cast<decltype(g_api.subscribe)>(dlsym(lib, "cuptiSubscribe"));
+  g_api.unsubscribe = reinterpret_cast<decltype(g_api.unsubscribe)>(dlsym(lib, "cuptiUnsubscribe"));
+  g_api.enable_callback = reinterpret_cast<decltype(g_api.enable_callback)>(dlsym(lib, "cuptiEnableCallback"));
   if (!g_api.register_callbacks || !g_api.enable || !g_api.disable || !g_api.flush_all || !g_api.next_record)
     return "CUPTI lacks the activity API";
+  if (!g_api.subscribe || !g_api.unsubscribe || !g_api.enable_callback) return "CUPTI lacks the callback API";
   return "";
 }
 
@@ -75,7 +84,49 @@ const std::string& load_error() {
   return error;
 }
 
+// A context created (the resource callback) or a green context asked for
+// (the driver's entry point): recorded, whatever thread made it.
+void CUPTIAPI on_context(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  char what[96];
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+    std::snprintf(what, sizeof what, "context %p", static_cast<const void*>(static_cast<const CUpti_ResourceData*>(data)->context));
+  } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+             static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_ENTER) {
+    std::snprintf(what, sizeof what, "a green context (%s)", static_cast<const CUpti_CallbackData*>(data)->functionName);
+  } else {
+    return;
+  }
+  std::lock_guard<std::mutex> lock(g_mutex);
+  if (g_contexts.size() < 16) g_contexts.push_back(what);
+}
+
 }  // namespace
+
+result<std::unique_ptr<context_watch>> context_watch::watch() {
+  if (const std::string& why = load_error(); !why.empty()) return make_error(why);
+  CUpti_SubscriberHandle sub = nullptr;
+  if (CUptiResult r = g_api.subscribe(&sub, on_context, nullptr); r != CUPTI_SUCCESS)
+    return make_error("CUPTI refused a subscriber (error " + std::to_string(static_cast<int>(r)) + ")");
+  std::unique_ptr<context_watch> w(new context_watch());
+  w->subscriber_ = sub;
+  if (CUptiResult r = g_api.enable_callback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+      r != CUPTI_SUCCESS)
+    return make_error("CUPTI could not watch context creation (error " + std::to_string(static_cast<int>(r)) + ")");
+  // A green context may be created without a context-created callback.
+  if (CUptiResult r = g_api.enable_callback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGreenCtxCreate);
+      r != CUPTI_SUCCESS)
+    return make_error("CUPTI could not watch green contexts (error " + std::to_string(static_cast<int>(r)) + ")");
+  return w;
+}
+
+context_watch::~context_watch() {
+  if (subscriber_) g_api.unsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
+}
+
+std::vector<std::string> context_watch::created() const {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_contexts;
+}
 
 std::string kernel_census::availability() {
   return load_error().empty() ? "available (" + g_loaded_from + ")" : "unavailable: " + load_error();

@@ -41,4 +41,27 @@ class kernel_census {
   bool recording_ = false;
 };
 
+/// Contexts created in this process after watch() (CUPTI's callback for a
+/// context's creation, kept from before the candidate's library loads to the
+/// worker's end, and costing nothing in a call that creates none). The
+/// window's cudaDeviceSynchronize() waits for the worker's own context only:
+/// work a candidate queues in a context of its own runs on after the window,
+/// while the reference is timed on the same GPU.
+class context_watch {
+ public:
+  /// Loads CUPTI and subscribes; an error says why nothing is watched.
+  static result<std::unique_ptr<context_watch>> watch();
+  ~context_watch();
+  context_watch(const context_watch&) = delete;
+  context_watch& operator=(const context_watch&) = delete;
+
+  /// Each context created since watch(), described ("context 0x..., green"):
+  /// kept, so every later call reports it too.
+  std::vector<std::string> created() const;
+
+ private:
+  context_watch() = default;
+  void* subscriber_ = nullptr;
+};
+
 }  // namespace cudal1

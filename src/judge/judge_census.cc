@@ -62,6 +62,10 @@ bool judgment_run::run_census_verdict(const json& body) {
   if (!body.value("new_threads", json::array()).empty())
     return !reject("background_thread", "threads the candidate started (not in the baseline taken before its library loaded) "
                                         "still running after cudal1_forward returned: " + json_text(body["new_threads"]) + call);
+  if (!body.value("own_contexts", json::array()).empty())
+    return !reject("private_context", "the candidate created a CUDA context of its own (" + json_text(body["own_contexts"]) +
+                                          "): the window's device synchronization waits for the worker's context only, "
+                                          "so work queued there runs on outside the window, beside the reference" + call);
   if (!body.value("process_attempts", json::array()).empty())
     return !reject("background_process", "the call tried to start a process (" + json_text(body["process_attempts"]) +
                                             "), which the sandbox denies" + call);

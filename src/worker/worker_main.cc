@@ -131,6 +131,9 @@ class worker {
       auto census = kernel_census::start();
       if (census) census_ = std::move(*census);
       else census_note_ = "unavailable: " + census.message();
+      auto watch = context_watch::watch();
+      if (watch) contexts_ = std::move(*watch);
+      else contexts_note_ = "unwatched: " + watch.message();
     } else {
       census_note_ = "unavailable on the cpu backend";
     }
@@ -251,9 +254,13 @@ class worker {
     for (const auto& call : attempts.deferred_work) deferred += (deferred.empty() ? "" : "; ") + ("a denied " + call);
     if (!ms) return failure("runtime_error", ms.message());
     if (rc != 0) return failure("runtime_error", "cudal1_forward returned " + std::to_string(rc));
-    json reply = {{"ok", true}, {"ms", *ms}, {"new_threads", started}, {"child_processes", children},
+    json own_contexts = json::array();
+    if (contexts_)
+      for (const auto& c : contexts_->created()) own_contexts.push_back(c);
+    json reply = {{"ok", true}, {"ms", *ms}, {"new_threads", started}, {"own_contexts", own_contexts}, {"child_processes", children},
                   {"process_attempts", denied}, {"escape_attempts", attempts.escapes}, {"deferred_work", deferred},
                   {"cache_tampering", cache}};
+    if (!contexts_note_.empty()) reply["own_contexts_watch"] = contexts_note_;
     if (census) {
       if (census_) reply["kernels"] = kernels;
       else reply["census"] = census_note_;
@@ -285,6 +292,8 @@ class worker {
 
   std::unique_ptr<device> dev_;
   std::unique_ptr<kernel_census> census_;  // CUDA only; stopped after the trials
+  std::unique_ptr<context_watch> contexts_;  // CUDA only; every call
+  std::string contexts_note_;
   std::string census_note_;
   std::string network_;
   unsigned sandbox_uid_ = 0;
