@@ -733,6 +733,10 @@ class Worker:
             self.persisting_l2(reset=True)
         self.sync()
         sandbox = dict(self.network)
+        if self.backend == "cuda":
+            # Contexts the candidate creates from here on are named by the
+            # census: the window's synchronization waits for torch's only.
+            sandbox.update(seal_call("cudal1_watch_contexts"))
         sandbox.update(seal_call("cudal1_seal", os.getcwd().encode(), python_reads().encode(),
                                  1 if self.backend == "cuda" else 0, self.sandbox_uid, 1))
         seal_call("cudal1_census_baseline")
@@ -937,7 +941,8 @@ class Worker:
         # (What the candidate's code could fake, it could fake whole: the
         # calls themselves stay denied, and the judge's outside census is its
         # own. A missing field is an empty one, never the worker's crash.)
-        return {"ok": True, "new_threads": census["new_threads"], "child_processes": census["child_processes"],
+        return {"ok": True, "new_threads": census["new_threads"], "own_contexts": census.get("own_contexts", []),
+                "child_processes": census["child_processes"],
                 "process_attempts": census["process_attempts"], "escape_attempts": census.get("escape_attempts", []),
                 "deferred_work": census["deferred_work"],
                 "cache_tampering": self.persisting_l2(reset=False) if self.backend == "cuda" else ""}

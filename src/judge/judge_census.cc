@@ -33,7 +33,7 @@ bool judgment_run::census_after(call_timing& t, worker_reply& r) {
   r.wall_ms += c.wall_ms;
   t.own_wall_ms += c.wall_ms;
   add_cpu_outside(t, c);
-  for (const char* key : {"new_threads", "child_processes", "process_attempts", "escape_attempts", "deferred_work", "cache_tampering"})
+  for (const char* key : {"new_threads", "own_contexts", "child_processes", "process_attempts", "escape_attempts", "deferred_work", "cache_tampering"})
     if (c.body.contains(key)) r.body[key] = c.body[key];
   return true;
 }

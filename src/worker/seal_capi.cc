@@ -13,12 +13,18 @@
 #include <nlohmann/json.hpp>
 
 #include "base/json_text.h"
+#ifdef CUDAL1_CONTEXT_WATCH
+#include "device/kernel_census.h"
+#endif
 #include "worker/census.h"
 #include "worker/sandbox.h"
 
 namespace {
 
 std::set<std::string> g_baseline;
+#ifdef CUDAL1_CONTEXT_WATCH
+std::unique_ptr<cudal1::context_watch> g_contexts;
+#endif
 
 int put(const nlohmann::json& j, char* out, size_t out_len) {
   std::string s = cudal1::json_text(j);
@@ -81,14 +87,34 @@ CUDAL1_EXPORT int cudal1_census_baseline(char* out, size_t out_len) {
   return put({{"threads", g_baseline.size()}}, out, out_len);
 }
 
+/// Watches for CUDA contexts created from now on (the native worker's
+/// context_watch): {"contexts": "watched"} or {"contexts": "unwatched: why"}.
+CUDAL1_EXPORT int cudal1_watch_contexts(char* out, size_t out_len) {
+#ifdef CUDAL1_CONTEXT_WATCH
+  auto w = cudal1::context_watch::watch();
+  if (!w) return put({{"contexts", "unwatched: " + w.message()}}, out, out_len);
+  g_contexts = std::move(*w);
+  return put({{"contexts", "watched"}}, out, out_len);
+#else
+  return put({{"contexts", "unwatched: built without CUDA"}}, out, out_len);
+#endif
+}
+
 /// What the last call left: new_threads (not in the baseline, still running),
+/// own_contexts (CUDA contexts created since cudal1_watch_contexts),
 /// child_processes, process_attempts and escape_attempts (denied), deferred_work (armed timers,
 /// O_ASYNC, denied timer or signal calls).
 CUDAL1_EXPORT int cudal1_census(char* out, size_t out_len) {
   cudal1::forbidden_attempts attempts = cudal1::take_attempts();
   std::string deferred = cudal1::deferred_work_state();
   for (const auto& call : attempts.deferred_work) deferred += (deferred.empty() ? "" : "; ") + ("a denied " + call);
+  nlohmann::json own_contexts = nlohmann::json::array();
+#ifdef CUDAL1_CONTEXT_WATCH
+  if (g_contexts)
+    for (const auto& c : g_contexts->created()) own_contexts.push_back(c);
+#endif
   return put({{"new_threads", cudal1::new_threads(g_baseline)},
+              {"own_contexts", own_contexts},
               {"child_processes", cudal1::child_processes()},
               {"process_attempts", attempts.processes},
               {"escape_attempts", attempts.escapes},
