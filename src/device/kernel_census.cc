@@ -22,6 +22,7 @@ struct cupti_api {
   decltype(&cuptiSubscribe) subscribe = nullptr;
   decltype(&cuptiUnsubscribe) unsubscribe = nullptr;
   decltype(&cuptiEnableCallback) enable_callback = nullptr;
+  decltype(&cuptiGetCallbackState) callback_state = nullptr;
 };
 
 cupti_api g_api;
@@ -72,9 +73,11 @@ std::string load_api() {
   g_api.subscribe = reinterpret_cast<decltype(g_api.subscribe)>(dlsym(lib, "cuptiSubscribe"));
   g_api.unsubscribe = reinterpret_cast<decltype(g_api.unsubscribe)>(dlsym(lib, "cuptiUnsubscribe"));
   g_api.enable_callback = reinterpret_cast<decltype(g_api.enable_callback)>(dlsym(lib, "cuptiEnableCallback"));
+  g_api.callback_state = reinterpret_cast<decltype(g_api.callback_state)>(dlsym(lib, "cuptiGetCallbackState"));
   if (!g_api.register_callbacks || !g_api.enable || !g_api.disable || !g_api.flush_all || !g_api.next_record)
     return "CUPTI lacks the activity API";
-  if (!g_api.subscribe || !g_api.unsubscribe || !g_api.enable_callback) return "CUPTI lacks the callback API";
+  if (!g_api.subscribe || !g_api.unsubscribe || !g_api.enable_callback || !g_api.callback_state)
+    return "CUPTI lacks the callback API";
   return "";
 }
 
@@ -120,7 +123,21 @@ result<std::unique_ptr<context_watch>> context_watch::watch() {
 }
 
 context_watch::~context_watch() {
-  if (subscriber_) g_api.unsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
+  if (subscriber_ && lost().empty()) g_api.unsubscribe(static_cast<CUpti_SubscriberHandle>(subscriber_));
+}
+
+std::string context_watch::lost() const {
+  auto sub = static_cast<CUpti_SubscriberHandle>(subscriber_);
+  const std::pair<CUpti_CallbackDomain, CUpti_CallbackId> watched[] = {
+      {CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED},
+      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGreenCtxCreate}};
+  for (const auto& [domain, id] : watched) {
+    uint32_t on = 0;
+    if (CUptiResult r = g_api.callback_state(&on, sub, domain, id); r != CUPTI_SUCCESS)
+      return "CUPTI no longer knows the watch's subscriber (error " + std::to_string(static_cast<int>(r)) + ")";
+    if (!on) return "the watch's callback was switched off";
+  }
+  return "";
 }
 
 std::vector<std::string> context_watch::created() const {

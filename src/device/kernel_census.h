@@ -58,6 +58,9 @@ class context_watch {
   /// Each context created since watch(), described ("context 0x..., green"):
   /// kept, so every later call reports it too.
   std::vector<std::string> created() const;
+  /// "" while the subscription still answers for both callbacks; else what
+  /// undid it (a candidate's cuptiFinalize() drops every subscriber).
+  std::string lost() const;
 
  private:
   context_watch() = default;

@@ -109,12 +109,19 @@ CUDAL1_EXPORT int cudal1_census(char* out, size_t out_len) {
   std::string deferred = cudal1::deferred_work_state();
   for (const auto& call : attempts.deferred_work) deferred += (deferred.empty() ? "" : "; ") + ("a denied " + call);
   nlohmann::json own_contexts = nlohmann::json::array();
+#ifndef CUDAL1_CONTEXT_WATCH
+  std::string watch;
+#endif
 #ifdef CUDAL1_CONTEXT_WATCH
-  if (g_contexts)
+  std::string watch;
+  if (g_contexts) {
     for (const auto& c : g_contexts->created()) own_contexts.push_back(c);
+    if (std::string lost = g_contexts->lost(); !lost.empty()) watch = "lost: " + lost;
+  }
 #endif
   return put({{"new_threads", cudal1::new_threads(g_baseline)},
               {"own_contexts", own_contexts},
+              {"own_contexts_watch", watch},
               {"child_processes", cudal1::child_processes()},
               {"process_attempts", attempts.processes},
               {"escape_attempts", attempts.escapes},
