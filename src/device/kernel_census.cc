@@ -7,6 +7,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 #include <mutex>
 
 namespace cudal1 {
@@ -51,8 +53,22 @@ void CUPTIAPI complete_buffer(CUcontext, uint32_t, uint8_t* buffer, size_t, size
   std::free(buffer);
 }
 
+// A CUPTI of another version already in the process (a Python worker's torch
+// may bring its own): a second copy beside it attaches to the same driver,
+// which nothing here has tried, so the caller then loads none. "" if none.
+std::string other_cupti_loaded() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    size_t at = line.find("libcupti");
+    if (at != std::string::npos && line.find("libcupti.so.13", at) == std::string::npos)
+      return line.substr(line.find('/') == std::string::npos ? at : line.find('/'));
+  }
+  return "";
+}
+
 // The CUDA 13 toolkit's CUPTI, wherever the machine keeps it.
 std::string load_api() {
+  if (std::string other = other_cupti_loaded(); !other.empty()) return "another CUPTI is loaded here (" + other + ")";
   const char* names[] = {"libcupti.so.13", "libcupti.so", "/usr/local/cuda/lib64/libcupti.so.13",
                          "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13", "/usr/local/cuda/lib/libcupti.so.13",
                          "/usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13"};

@@ -163,7 +163,8 @@ void judgment_run::record_sandbox(const json& sb) {
   bool all = network.rfind("isolated", 0) == 0 && files.rfind("reads and writes only", 0) == 0 &&
              user.rfind("uid", 0) == 0 && process_filter_ && pidns.rfind("own", 0) == 0 && sandbox_mounted_;
   add_check("sandbox", all, "network " + network + "; filesystem " + files + "; user " + user + "; processes " + procs +
-                                "; PID namespace " + pidns + "; disk " + sandbox_disk_);
+                                "; PID namespace " + pidns + "; disk " + sandbox_disk_ +
+                                (sb.contains("contexts") ? "; CUDA contexts " + layer("contexts") : ""));
 }
 
 // The timed run, its inputs staged at its window's mark (and its outputs

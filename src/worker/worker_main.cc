@@ -164,6 +164,7 @@ class worker {
     }
     sandbox["pid_namespace"] = getpid() == 1 ? "own (a private /proc)" : "shared: the judge could not create one (needs root)";
     baseline_threads_ = list_threads();
+    if (dev_->facts().backend == "cuda") sandbox["contexts"] = contexts_ ? "watched" : contexts_note_;
     json reply = {{"ok", true}, {"sandbox", sandbox}};
     if (!openmp.is_null()) reply["openmp"] = openmp;
     return reply;
