@@ -942,7 +942,7 @@ class Worker:
         # calls themselves stay denied, and the judge's outside census is its
         # own. A missing field is an empty one, never the worker's crash.)
         return {"ok": True, "new_threads": census["new_threads"], "own_contexts": census.get("own_contexts", []),
-                "own_contexts_watch": census.get("own_contexts_watch", ""),
+                "own_contexts_lost": census.get("own_contexts_lost", ""),
                 "child_processes": census["child_processes"],
                 "process_attempts": census["process_attempts"], "escape_attempts": census.get("escape_attempts", []),
                 "deferred_work": census["deferred_work"],

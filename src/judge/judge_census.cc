@@ -33,7 +33,7 @@ bool judgment_run::census_after(call_timing& t, worker_reply& r) {
   r.wall_ms += c.wall_ms;
   t.own_wall_ms += c.wall_ms;
   add_cpu_outside(t, c);
-  for (const char* key : {"new_threads", "own_contexts", "own_contexts_watch", "child_processes", "process_attempts", "escape_attempts", "deferred_work", "cache_tampering"})
+  for (const char* key : {"new_threads", "own_contexts", "own_contexts_lost", "child_processes", "process_attempts", "escape_attempts", "deferred_work", "cache_tampering"})
     if (c.body.contains(key)) r.body[key] = c.body[key];
   return true;
 }
@@ -66,9 +66,9 @@ bool judgment_run::run_census_verdict(const json& body) {
     return !reject("private_context", "the candidate created a CUDA context of its own (" + json_text(body["own_contexts"]) +
                                           "): the window's device synchronization waits for the worker's context only, "
                                           "so work queued there runs on outside the window, beside the reference" + call);
-  if (std::string watch = body.value("own_contexts_watch", ""); watch.rfind("lost: ", 0) == 0)
+  if (std::string lost = body.value("own_contexts_lost", ""); !lost.empty())
     return !reject("private_context", "the watch on CUDA contexts, set before the candidate's code loaded, was undone "
-                                          "during the call (" + watch.substr(6) + ")" + call);
+                                          "during the call (" + lost + ")" + call);
   if (!body.value("process_attempts", json::array()).empty())
     return !reject("background_process", "the call tried to start a process (" + json_text(body["process_attempts"]) +
                                             "), which the sandbox denies" + call);

@@ -57,7 +57,7 @@ int nesting_depth(const std::string& line) {
 std::string malformed(const json& body) {
   if (!body.is_object()) return "not an object";
   if (body.contains("ok") && !body["ok"].is_boolean()) return "\"ok\" is not true or false";
-  for (const char* key : {"kind", "message", "error", "deferred_work", "cache_tampering", "census", "mark", "own_contexts_watch"})
+  for (const char* key : {"kind", "message", "error", "deferred_work", "cache_tampering", "census", "mark", "own_contexts_lost"})
     if (body.contains(key) && !body[key].is_string()) return std::string("\"") + key + "\" is not a string";
   if (body.contains("ms") && !body["ms"].is_number()) return "\"ms\" is not a number";
   for (const char* key : {"new_threads", "own_contexts", "child_processes", "process_attempts", "escape_attempts", "kernels", "output_problem"})

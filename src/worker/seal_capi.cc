@@ -101,7 +101,8 @@ CUDAL1_EXPORT int cudal1_watch_contexts(char* out, size_t out_len) {
 }
 
 /// What the last call left: new_threads (not in the baseline, still running),
-/// own_contexts (CUDA contexts created since cudal1_watch_contexts),
+/// own_contexts (CUDA contexts created since cudal1_watch_contexts) and
+/// own_contexts_lost (what undid that watch, if anything),
 /// child_processes, process_attempts and escape_attempts (denied), deferred_work (armed timers,
 /// O_ASYNC, denied timer or signal calls).
 CUDAL1_EXPORT int cudal1_census(char* out, size_t out_len) {
@@ -109,19 +110,16 @@ CUDAL1_EXPORT int cudal1_census(char* out, size_t out_len) {
   std::string deferred = cudal1::deferred_work_state();
   for (const auto& call : attempts.deferred_work) deferred += (deferred.empty() ? "" : "; ") + ("a denied " + call);
   nlohmann::json own_contexts = nlohmann::json::array();
-#ifndef CUDAL1_CONTEXT_WATCH
-  std::string watch;
-#endif
+  std::string lost;
 #ifdef CUDAL1_CONTEXT_WATCH
-  std::string watch;
   if (g_contexts) {
     for (const auto& c : g_contexts->created()) own_contexts.push_back(c);
-    if (std::string lost = g_contexts->lost(); !lost.empty()) watch = "lost: " + lost;
+    lost = g_contexts->lost();
   }
 #endif
   return put({{"new_threads", cudal1::new_threads(g_baseline)},
               {"own_contexts", own_contexts},
-              {"own_contexts_watch", watch},
+              {"own_contexts_lost", lost},
               {"child_processes", cudal1::child_processes()},
               {"process_attempts", attempts.processes},
               {"escape_attempts", attempts.escapes},

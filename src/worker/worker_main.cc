@@ -261,9 +261,8 @@ class worker {
     json reply = {{"ok", true}, {"ms", *ms}, {"new_threads", started}, {"own_contexts", own_contexts}, {"child_processes", children},
                   {"process_attempts", denied}, {"escape_attempts", attempts.escapes}, {"deferred_work", deferred},
                   {"cache_tampering", cache}};
-    if (!contexts_note_.empty()) reply["own_contexts_watch"] = contexts_note_;
-    else if (contexts_)
-      if (std::string lost = contexts_->lost(); !lost.empty()) reply["own_contexts_watch"] = "lost: " + lost;
+    if (contexts_)
+      if (std::string lost = contexts_->lost(); !lost.empty()) reply["own_contexts_lost"] = lost;
     if (census) {
       if (census_) reply["kernels"] = kernels;
       else reply["census"] = census_note_;
